@@ -1,0 +1,80 @@
+#include "core/graph/graph.h"
+
+namespace graphd {
+namespace {
+Status NodeError(absl::StatusCode code, absl::string_view node, absl::string_view message) {
+  return errors::WithNode(errors::Make(code, message), node);
+}
+}  // namespace
+
+StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
+  if (spec.name.empty()) {
+    return errors::InvalidArgument(absl::StrCat("a node of op '", spec.op, "' has no name"));
+  }
+  if (by_name_.contains(spec.name)) {
+    return NodeError(absl::StatusCode::kInvalidArgument, spec.name,
+                     absl::StrCat("duplicate node name '", spec.name, "'"));
+  }
+  const OpDef* op = ops_.Find(spec.op);
+  if (op == nullptr) {
+    return NodeError(absl::StatusCode::kUnimplemented, spec.name,
+                     absl::StrCat("node '", spec.name, "': op '", spec.op,
+                                  "' is not supported by this server"));
+  }
+  if (static_cast<int>(spec.inputs.size()) != op->num_inputs) {
+    return NodeError(absl::StatusCode::kInvalidArgument, spec.name,
+                     absl::StrCat("node '", spec.name, "' (", op->name, ") takes ",
+                                  op->num_inputs, " data inputs, got ", spec.inputs.size()));
+  }
+  std::vector<TensorType> input_types;
+  input_types.reserve(spec.inputs.size());
+  for (size_t i = 0; i < spec.inputs.size(); ++i) {
+    const OutputRef& in = spec.inputs[i];
+    if (in.index < 0 || in.index >= in.node->num_outputs()) {
+      return NodeError(absl::StatusCode::kInvalidArgument, spec.name,
+                       absl::StrCat("node '", spec.name, "' input ", i, " refers to output ",
+                                    in.index, " of '", in.node->name(), "', which has ",
+                                    in.node->num_outputs(), " outputs"));
+    }
+    if (op->IsRefInput(static_cast<int>(i)) && in.node->op_name() != "VariableV2") {
+      return NodeError(absl::StatusCode::kInvalidArgument, spec.name,
+                       absl::StrCat("node '", spec.name, "' (", op->name, ") input ", i,
+                                    " must be a variable, got '", in.node->name(), "' (",
+                                    in.node->op_name(), ")"));
+    }
+    input_types.push_back(in.node->output(in.index));
+  }
+  InferenceContext ctx(spec.name, *op, input_types, spec.attrs);
+  if (op->infer) {
+    Status s = op->infer(ctx);
+    if (!s.ok()) return errors::WithNode(std::move(s), spec.name);
+  }
+
+  auto node = std::make_unique<Node>();
+  node->id_ = static_cast<int>(nodes_.size());
+  node->name_ = std::move(spec.name);
+  node->op_ = op;
+  node->inputs_ = std::move(spec.inputs);
+  node->control_inputs_ = std::move(spec.control_inputs);
+  node->attrs_ = std::move(spec.attrs);
+  node->device_ = std::move(spec.device);
+  node->outputs_ = std::move(ctx.outputs());
+  Node* raw = node.get();
+  by_name_.emplace(raw->name_, raw);
+  nodes_.push_back(std::move(node));
+  return raw;
+}
+
+const Node* Graph::FindNode(absl::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+void Graph::Truncate(int num_nodes) {
+  while (static_cast<int>(nodes_.size()) > num_nodes) {
+    by_name_.erase(nodes_.back()->name_);
+    nodes_.pop_back();
+  }
+}
+
+}  // namespace graphd

@@ -1,0 +1,99 @@
+// The graph IR: nodes with typed outputs, data edges (producer node, output index)
+// and control edges. Nodes are added one at a time with their inputs already in the
+// graph, and each addition runs the op's inference function, so a Graph is always
+// well-typed and acyclic.
+//
+// Ownership: the Graph owns its nodes; Node pointers stay valid until the node is
+// removed by Truncate. Thread safety: concurrent const access is safe; AddNode and
+// Truncate need exclusive access.
+#ifndef GRAPHD_CORE_GRAPH_GRAPH_H_
+#define GRAPHD_CORE_GRAPH_GRAPH_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "core/graph/op_def.h"
+#include "core/graph/op_registry.h"
+
+namespace graphd {
+
+class Node;
+
+// One output of a node.
+struct OutputRef {
+  const Node* node = nullptr;
+  int index = 0;
+  bool operator==(const OutputRef&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const OutputRef& r) {
+    return H::combine(std::move(h), r.node, r.index);
+  }
+};
+
+class Node {
+ public:
+  int id() const { return id_; }
+  const std::string& name() const { return name_; }
+  const OpDef& op() const { return *op_; }
+  const std::string& op_name() const { return op_->name; }
+  const std::vector<OutputRef>& inputs() const { return inputs_; }
+  const std::vector<const Node*>& control_inputs() const { return control_inputs_; }
+  const AttrMap& attrs() const { return attrs_; }
+  const std::string& device() const { return device_; }
+  int num_outputs() const { return static_cast<int>(outputs_.size()); }
+  const TensorType& output(int i) const { return outputs_[i]; }
+
+ private:
+  friend class Graph;
+  int id_ = 0;
+  std::string name_;
+  const OpDef* op_ = nullptr;
+  std::vector<OutputRef> inputs_;
+  std::vector<const Node*> control_inputs_;
+  AttrMap attrs_;
+  std::string device_;
+  std::vector<TensorType> outputs_;
+};
+
+// Everything needed to add a node, its inputs already resolved to graph nodes.
+struct NodeSpec {
+  std::string name;
+  std::string op;
+  std::vector<OutputRef> inputs;
+  std::vector<const Node*> control_inputs;
+  AttrMap attrs;
+  std::string device;
+};
+
+class Graph {
+ public:
+  explicit Graph(const OpRegistry& ops = OpRegistry::Global()) : ops_(ops) {}
+  Graph(const Graph&) = delete;
+  Graph& operator=(const Graph&) = delete;
+
+  // Validates and adds a node: unique name, known op (Unimplemented otherwise), input
+  // count, ref inputs fed by a VariableV2, then inference. Errors name the node.
+  StatusOr<const Node*> AddNode(NodeSpec spec);
+
+  // nullptr when absent.
+  const Node* FindNode(absl::string_view name) const;
+  int num_nodes() const { return static_cast<int>(nodes_.size()); }
+  // Nodes in insertion order, which is a topological order.
+  const Node* node(int id) const { return nodes_[id].get(); }
+
+  // Removes every node with id >= `num_nodes` (rolls back a failed extension).
+  void Truncate(int num_nodes);
+
+  const OpRegistry& ops() const { return ops_; }
+
+ private:
+  const OpRegistry& ops_;
+  std::vector<std::unique_ptr<Node>> nodes_;
+  absl::flat_hash_map<std::string, Node*> by_name_;
+};
+
+}  // namespace graphd
+
+#endif  // GRAPHD_CORE_GRAPH_GRAPH_H_

@@ -1,0 +1,117 @@
+// Op definitions: one per op, in core/ops/<family>.cc. A definition names the op, its
+// inputs, and a pure inference function that computes output dtypes and shapes from
+// input types and attributes. Inference runs when a node is added to a Graph, so a
+// node whose types do not check can never exist.
+#ifndef GRAPHD_CORE_GRAPH_OP_DEF_H_
+#define GRAPHD_CORE_GRAPH_OP_DEF_H_
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/attr_value.h"
+#include "core/status.h"
+
+namespace graphd {
+
+struct TensorType {
+  DType dtype = DType::kInvalid;
+  PartialShape shape;
+};
+
+class InferenceContext;
+using InferFn = std::function<Status(InferenceContext&)>;
+
+struct OpDef {
+  std::string name;
+  // Number of data inputs.
+  int num_inputs = 0;
+  // Inputs that name a variable rather than consume a value (Assign's first input):
+  // they must come straight from a VariableV2 node and add no data dependency.
+  std::vector<int> ref_inputs;
+  // Stateful ops are never folded or merged by passes.
+  bool stateful = false;
+  InferFn infer;
+
+  bool IsRefInput(int i) const {
+    for (int r : ref_inputs) {
+      if (r == i) return true;
+    }
+    return false;
+  }
+};
+
+// What an inference function sees of the node being added.
+class InferenceContext {
+ public:
+  InferenceContext(absl::string_view node_name, const OpDef& op, std::span<const TensorType> inputs,
+                   const AttrMap& attrs)
+      : node_name_(node_name), op_(op), inputs_(inputs), attrs_(attrs) {}
+
+  absl::string_view node_name() const { return node_name_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  const TensorType& input(int i) const { return inputs_[i]; }
+  const AttrMap& attrs() const { return attrs_; }
+
+  // The attribute `name` as T; InvalidArgument naming the node when missing or of
+  // another type.
+  template <typename T>
+  StatusOr<T> Attr(absl::string_view name) const;
+  // The attribute, or `fallback` when absent (still an error when of another type).
+  template <typename T>
+  StatusOr<T> AttrOr(absl::string_view name, T fallback) const;
+
+  void AddOutput(DType dtype, PartialShape shape) {
+    outputs_.push_back({dtype, std::move(shape)});
+  }
+  std::vector<TensorType>& outputs() { return outputs_; }
+
+  // InvalidArgument "node 'n' (Op): message".
+  Status Error(absl::string_view message) const;
+
+ private:
+  Status AttrTypeError(absl::string_view name, const AttrValue& v, absl::string_view want) const;
+  template <typename T>
+  static absl::string_view WantName();
+
+  absl::string_view node_name_;
+  const OpDef& op_;
+  std::span<const TensorType> inputs_;
+  const AttrMap& attrs_;
+  std::vector<TensorType> outputs_;
+};
+
+template <typename T>
+absl::string_view InferenceContext::WantName() {
+  return AttrTypeName(AttrValue(T{}));
+}
+
+template <typename T>
+StatusOr<T> InferenceContext::AttrOr(absl::string_view name, T fallback) const {
+  auto it = attrs_.find(name);
+  if (it == attrs_.end()) return fallback;
+  if (const T* v = std::get_if<T>(&it->second)) return *v;
+  // An empty list arrives as IntList; accept it for any list type.
+  if constexpr (!std::is_same_v<T, IntList>) {
+    if (const IntList* l = std::get_if<IntList>(&it->second); l && l->empty()) {
+      if constexpr (std::is_same_v<T, FloatList> || std::is_same_v<T, StringList> ||
+                    std::is_same_v<T, TypeList> || std::is_same_v<T, ShapeList>) {
+        return T{};
+      }
+    }
+  }
+  return AttrTypeError(name, it->second, WantName<T>());
+}
+
+template <typename T>
+StatusOr<T> InferenceContext::Attr(absl::string_view name) const {
+  if (attrs_.find(name) == attrs_.end()) {
+    return Error(absl::StrCat("missing attribute '", name, "'"));
+  }
+  return AttrOr<T>(name, T{});
+}
+
+}  // namespace graphd
+
+#endif  // GRAPHD_CORE_GRAPH_OP_DEF_H_

@@ -1,0 +1,73 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace graphd {
+namespace {
+// Refuse single buffers past this size up front rather than letting the allocator fail.
+constexpr int64_t kMaxBufferBytes = int64_t{1} << 40;
+}  // namespace
+
+StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype, int64_t num_elements) {
+  size_t elem = DTypeSize(dtype);
+  if (elem == 0) return errors::InvalidArgument("cannot allocate a tensor of dtype invalid");
+  int64_t bytes;
+  if (num_elements < 0 || __builtin_mul_overflow(num_elements, static_cast<int64_t>(elem), &bytes) ||
+      bytes > kMaxBufferBytes) {
+    return errors::ResourceExhausted(
+        absl::StrCat("tensor of ", num_elements, " ", DTypeName(dtype), " elements is too large"));
+  }
+  size_t rounded = (static_cast<size_t>(bytes) + kTensorAlignment - 1) / kTensorAlignment *
+                   kTensorAlignment;
+  if (rounded == 0) rounded = kTensorAlignment;
+  void* data = std::aligned_alloc(kTensorAlignment, rounded);
+  if (data == nullptr) {
+    return errors::ResourceExhausted(absl::StrCat("out of memory allocating ", bytes, " bytes"));
+  }
+  if (dtype == DType::kString) {
+    auto* s = static_cast<std::string*>(data);
+    for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
+  }
+  return std::shared_ptr<Buffer>(new Buffer(data, static_cast<size_t>(bytes), dtype, num_elements));
+}
+
+Buffer::~Buffer() {
+  if (dtype_ == DType::kString) {
+    auto* s = static_cast<std::string*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
+  }
+  std::free(data_);
+}
+
+StatusOr<Tensor> Tensor::Allocate(DType dtype, const Shape& shape) {
+  ASSIGN_OR_RETURN(Shape checked, Shape::Make(shape.dims()));
+  ASSIGN_OR_RETURN(auto buffer, Buffer::Allocate(dtype, checked.num_elements()));
+  return Tensor(dtype, std::move(checked), std::move(buffer));
+}
+
+StatusOr<Tensor> Tensor::Reshaped(const Shape& shape) const {
+  ASSIGN_OR_RETURN(Shape checked, Shape::Make(shape.dims()));
+  if (checked.num_elements() != num_elements()) {
+    return errors::InvalidArgument(absl::StrCat("cannot reshape ", shape_.ToString(), " (",
+                                                num_elements(), " elements) to ",
+                                                checked.ToString()));
+  }
+  return Tensor(dtype_, std::move(checked), buffer_);
+}
+
+StatusOr<Tensor> Tensor::Clone() const {
+  ASSIGN_OR_RETURN(Tensor out, Allocate(dtype_, shape_));
+  if (dtype_ == DType::kString) {
+    for (int64_t i = 0; i < num_elements(); ++i) out.data<std::string>()[i] = data<std::string>()[i];
+  } else if (bytes() > 0) {
+    std::memcpy(out.raw_data(), raw_data(), bytes());
+  }
+  return out;
+}
+
+std::string Tensor::DebugString() const {
+  return absl::StrCat(DTypeName(dtype_), shape_.ToString());
+}
+
+}  // namespace graphd

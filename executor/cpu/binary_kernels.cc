@@ -1,0 +1,22 @@
+// Add, Sub, Mul, Div, Maximum, Minimum.
+#include "executor/cpu/elementwise.h"
+#include "executor/cpu/kernels.h"
+
+namespace graphd::executor::cpu {
+
+void RegisterBinaryKernels(KernelRegistry& r) {
+  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}) {
+    r.Register(name, kCpu, DType::kInvalid,
+               [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+                 ASSIGN_OR_RETURN(BinaryOp op, BinaryOpFromName(node.op_name()));
+                 return std::make_unique<FnKernel>([op](KernelContext& ctx) -> Status {
+                   auto out = ComputeBinary(op, ctx.input(0), ctx.input(1));
+                   if (!out.ok()) return ctx.Error(out.status().message());
+                   ctx.set_output(0, *std::move(out));
+                   return absl::OkStatus();
+                 });
+               });
+  }
+}
+
+}  // namespace graphd::executor::cpu

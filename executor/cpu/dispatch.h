@@ -1,0 +1,33 @@
+// Calls a templated lambda with the C++ type of a dtype.
+#ifndef GRAPHD_EXECUTOR_CPU_DISPATCH_H_
+#define GRAPHD_EXECUTOR_CPU_DISPATCH_H_
+
+#include <cstdint>
+
+#include "core/dtype.h"
+#include "core/status.h"
+
+namespace graphd::executor::cpu {
+
+// fn.template operator()<T>() for T in the numeric dtypes kernels compute in
+// (float32, float64, int8, int16, int32, int64, uint8, bool).
+template <typename Fn>
+Status DispatchNumeric(DType dtype, Fn&& fn) {
+  switch (dtype) {
+    case DType::kFloat32: return fn.template operator()<float>();
+    case DType::kFloat64: return fn.template operator()<double>();
+    case DType::kInt8: return fn.template operator()<int8_t>();
+    case DType::kInt16: return fn.template operator()<int16_t>();
+    case DType::kInt32: return fn.template operator()<int32_t>();
+    case DType::kInt64: return fn.template operator()<int64_t>();
+    case DType::kUInt8: return fn.template operator()<uint8_t>();
+    case DType::kBool: return fn.template operator()<bool>();
+    default:
+      return errors::Unimplemented(
+          absl::StrCat("no CPU kernel computes in dtype ", DTypeName(dtype)));
+  }
+}
+
+}  // namespace graphd::executor::cpu
+
+#endif  // GRAPHD_EXECUTOR_CPU_DISPATCH_H_

@@ -1,0 +1,58 @@
+// oneDNN plumbing shared by the CPU kernels: the engine, a per-thread stream, memory
+// descriptors for dense row-major tensors, and a small per-kernel primitive cache.
+#ifndef GRAPHD_EXECUTOR_CPU_DNNL_UTIL_H_
+#define GRAPHD_EXECUTOR_CPU_DNNL_UTIL_H_
+
+#include <list>
+#include <utility>
+#include <vector>
+
+#include "absl/synchronization/mutex.h"
+#include "core/tensor.h"
+#include "dnnl.hpp"
+
+namespace graphd::executor::cpu {
+
+dnnl::engine& Engine();
+// A stream owned by the calling thread (oneDNN streams are not shared across threads).
+dnnl::stream& ThreadStream();
+
+// Dims of `shape` for oneDNN (a scalar becomes {1}).
+dnnl::memory::dims DnnlDims(const Shape& shape);
+// Dense row-major f32 descriptor.
+dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
+dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t);
+
+// Primitives keyed by input dims, created on first use of a shape and reused after.
+// Bounded: the least recently used entry goes when `capacity` is reached.
+// Thread-safe.
+template <typename Prim>
+class PrimitiveCache {
+ public:
+  using Key = std::vector<int64_t>;
+  explicit PrimitiveCache(size_t capacity = 8) : capacity_(capacity) {}
+
+  template <typename MakeFn>
+  Prim Get(const Key& key, MakeFn make) {
+    absl::MutexLock lock(&mu_);
+    for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+      if (it->first == key) {
+        entries_.splice(entries_.begin(), entries_, it);
+        return it->second;
+      }
+    }
+    Prim prim = make();
+    entries_.emplace_front(key, prim);
+    if (entries_.size() > capacity_) entries_.pop_back();
+    return prim;
+  }
+
+ private:
+  size_t capacity_;
+  absl::Mutex mu_;
+  std::list<std::pair<Key, Prim>> entries_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace graphd::executor::cpu
+
+#endif  // GRAPHD_EXECUTOR_CPU_DNNL_UTIL_H_

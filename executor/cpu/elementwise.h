@@ -1,0 +1,23 @@
+// Binary elementwise arithmetic with numpy broadcasting on the CPU. Used by the binary
+// op kernels and by AssignAdd/AssignSub.
+#ifndef GRAPHD_EXECUTOR_CPU_ELEMENTWISE_H_
+#define GRAPHD_EXECUTOR_CPU_ELEMENTWISE_H_
+
+#include <memory>
+
+#include "core/tensor.h"
+
+namespace graphd::executor::cpu {
+
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
+
+// The op named by a graph op ("Add", ...); InvalidArgument when not binary.
+StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op);
+
+// out = a (op) b, broadcasting; float32 via oneDNN when `a` already has the output
+// shape, plain loops otherwise. Integer division truncates and fails on zero.
+StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b);
+
+}  // namespace graphd::executor::cpu
+
+#endif  // GRAPHD_EXECUTOR_CPU_ELEMENTWISE_H_

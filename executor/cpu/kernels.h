@@ -1,0 +1,50 @@
+// Registration of the CPU kernels, one function per family (one file each).
+#ifndef GRAPHD_EXECUTOR_CPU_KERNELS_H_
+#define GRAPHD_EXECUTOR_CPU_KERNELS_H_
+
+#include <functional>
+#include <memory>
+
+#include "executor/kernel_registry.h"
+
+namespace graphd::executor::cpu {
+
+inline constexpr char kCpu[] = "CPU";
+
+void RegisterArrayKernels(KernelRegistry& r);       // Const, Identity, NoOp, Placeholder, Reshape, Cast
+void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, Maximum, Minimum
+void RegisterMatMulKernels(KernelRegistry& r);      // MatMul
+void RegisterActivationKernels(KernelRegistry& r);  // Relu, Sigmoid, Tanh, Softmax
+void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max
+void RegisterStateKernels(KernelRegistry& r);       // VariableV2, Assign, AssignAdd, AssignSub
+
+inline void RegisterCpuKernels(KernelRegistry& r) {
+  RegisterArrayKernels(r);
+  RegisterBinaryKernels(r);
+  RegisterMatMulKernels(r);
+  RegisterActivationKernels(r);
+  RegisterReductionKernels(r);
+  RegisterStateKernels(r);
+}
+
+// A kernel whose Compute is a function (for kernels with no per-node state).
+class FnKernel : public OpKernel {
+ public:
+  using Fn = std::function<Status(KernelContext&)>;
+  explicit FnKernel(Fn fn) : fn_(std::move(fn)) {}
+  Status Compute(KernelContext& ctx) override { return fn_(ctx); }
+
+  // A factory producing FnKernel(fn) for every node.
+  static KernelFactory Factory(Fn fn) {
+    return [fn = std::move(fn)](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
+      return std::make_unique<FnKernel>(fn);
+    };
+  }
+
+ private:
+  Fn fn_;
+};
+
+}  // namespace graphd::executor::cpu
+
+#endif  // GRAPHD_EXECUTOR_CPU_KERNELS_H_

@@ -1,0 +1,127 @@
+// Sum, Mean, Max over a set of axes (attr `axis`, absent = all), with keep_dims.
+// float32 via oneDNN's reduction when large enough; a strided loop otherwise.
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "executor/cpu/dispatch.h"
+#include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/kernels.h"
+
+namespace graphd::executor::cpu {
+namespace {
+
+enum class Reduce { kSum, kMean, kMax };
+constexpr int64_t kDnnlMinElements = 4096;
+
+class ReductionKernel : public OpKernel {
+ public:
+  ReductionKernel(Reduce kind, std::vector<int64_t> axes, bool all, bool keep)
+      : kind_(kind), axes_(std::move(axes)), all_(all), keep_(keep) {}
+
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    int rank = x.shape().rank();
+    std::vector<bool> reduced(rank, all_);
+    for (int64_t a : axes_) {
+      if (a < -rank || a >= rank) return ctx.Error(absl::StrCat("axis ", a, " out of range"));
+      reduced[a < 0 ? a + rank : a] = true;
+    }
+    std::vector<int64_t> kept_dims, out_dims;  // kept_dims: reduced dims as 1
+    for (int i = 0; i < rank; ++i) {
+      kept_dims.push_back(reduced[i] ? 1 : x.shape().dim(i));
+      if (!reduced[i]) out_dims.push_back(x.shape().dim(i));
+    }
+    ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(keep_ ? kept_dims : out_dims)));
+    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements) {
+      RunDnnl(x, kept_dims, *out);
+      return absl::OkStatus();
+    }
+    return DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
+      if constexpr (std::is_same_v<T, bool>) {
+        return ctx.Error("bool tensors cannot be reduced");
+      } else {
+        Loop<T>(x, kept_dims, *out);
+        return absl::OkStatus();
+      }
+    });
+  }
+
+ private:
+  template <typename T>
+  void Loop(const Tensor& x, const std::vector<int64_t>& kept_dims, Tensor& out) const {
+    using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
+    int rank = x.shape().rank();
+    int64_t n_out = out.num_elements();
+    std::vector<Acc> acc(n_out, kind_ == Reduce::kMax ? static_cast<Acc>(std::numeric_limits<T>::lowest())
+                                                      : Acc{0});
+    // Output strides over the input's index space (0 on reduced dims).
+    std::vector<int64_t> ostride(rank, 0);
+    int64_t s = 1;
+    for (int i = rank - 1; i >= 0; --i) {
+      ostride[i] = kept_dims[i] == 1 && x.shape().dim(i) != 1 ? 0 : s;
+      s *= kept_dims[i];
+    }
+    std::vector<int64_t> index(rank, 0);
+    const T* px = x.data<T>();
+    int64_t o = 0, n = x.num_elements();
+    for (int64_t i = 0; i < n; ++i) {
+      Acc v = static_cast<Acc>(px[i]);
+      acc[o] = kind_ == Reduce::kMax ? std::max(acc[o], v) : acc[o] + v;
+      for (int d = rank - 1; d >= 0; --d) {
+        o += ostride[d];
+        if (++index[d] < x.shape().dim(d)) break;
+        o -= ostride[d] * x.shape().dim(d);
+        index[d] = 0;
+      }
+    }
+    int64_t count = n_out == 0 ? 0 : n / std::max<int64_t>(n_out, 1);
+    T* po = out.data<T>();
+    for (int64_t i = 0; i < n_out; ++i) {
+      po[i] = static_cast<T>(kind_ == Reduce::kMean && count > 0 ? acc[i] / static_cast<Acc>(count)
+                                                                 : acc[i]);
+    }
+  }
+
+  void RunDnnl(const Tensor& x, const std::vector<int64_t>& kept_dims, Tensor& out) {
+    dnnl::memory::dims src = DnnlDims(x.shape());
+    dnnl::memory::dims dst = kept_dims.empty() ? dnnl::memory::dims{1}
+                                               : dnnl::memory::dims(kept_dims.begin(), kept_dims.end());
+    auto alg = kind_ == Reduce::kSum    ? dnnl::algorithm::reduction_sum
+               : kind_ == Reduce::kMean ? dnnl::algorithm::reduction_mean
+                                        : dnnl::algorithm::reduction_max;
+    dnnl::reduction prim = cache_.Get(src, [&] {
+      return dnnl::reduction(dnnl::reduction::primitive_desc(
+          dnnl::reduction::desc(alg, PlainDesc(src), PlainDesc(dst), 0.f, 0.f), Engine()));
+    });
+    prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Wrap(PlainDesc(src), x)},
+                                  {DNNL_ARG_DST, Wrap(PlainDesc(dst), out)}});
+    ThreadStream().wait();
+  }
+
+  Reduce kind_;
+  std::vector<int64_t> axes_;
+  bool all_, keep_;
+  PrimitiveCache<dnnl::reduction> cache_;
+};
+
+KernelFactory Factory(Reduce kind) {
+  return [kind](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+    auto axis = node.attrs().find("axis");
+    auto keep = node.attrs().find("keep_dims");
+    bool all = axis == node.attrs().end();
+    std::vector<int64_t> axes = all ? std::vector<int64_t>{} : std::get<IntList>(axis->second);
+    return std::make_unique<ReductionKernel>(kind, std::move(axes), all,
+                                             keep != node.attrs().end() && std::get<bool>(keep->second));
+  };
+}
+
+}  // namespace
+
+void RegisterReductionKernels(KernelRegistry& r) {
+  r.Register("Sum", kCpu, DType::kInvalid, Factory(Reduce::kSum));
+  r.Register("Mean", kCpu, DType::kInvalid, Factory(Reduce::kMean));
+  r.Register("Max", kCpu, DType::kInvalid, Factory(Reduce::kMax));
+}
+
+}  // namespace graphd::executor::cpu

@@ -1,0 +1,16 @@
+#include "executor/kernel.h"
+
+namespace graphd::executor {
+
+StatusOr<Tensor*> KernelContext::AllocateOutput(int i, const Shape& shape) {
+  ASSIGN_OR_RETURN(outputs_[i], Tensor::Allocate(node_.output(i).dtype, shape));
+  return &outputs_[i];
+}
+
+Status KernelContext::Error(absl::string_view message) const {
+  return errors::WithNode(errors::InvalidArgument(absl::StrCat(
+                              "node '", node_.name(), "' (", node_.op_name(), "): ", message)),
+                          node_.name());
+}
+
+}  // namespace graphd::executor

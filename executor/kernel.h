@@ -1,0 +1,55 @@
+// Kernels: the device code for one node. A kernel is created once per node when a
+// plan is built (it may precompute and cache device primitives), then Compute runs on
+// every execution, possibly from several runs at once: Compute must be thread-safe.
+#ifndef GRAPHD_EXECUTOR_KERNEL_H_
+#define GRAPHD_EXECUTOR_KERNEL_H_
+
+#include <memory>
+#include <span>
+
+#include "core/cancellation.h"
+#include "core/graph/graph.h"
+#include "core/tensor.h"
+#include "core/variable_store.h"
+
+namespace graphd::executor {
+
+// What a kernel sees of one execution of its node.
+class KernelContext {
+ public:
+  KernelContext(const Node& node, std::span<const Tensor* const> inputs,
+                std::span<Tensor> outputs, VariableStore* variables,
+                const CancellationToken* cancellation)
+      : node_(node), inputs_(inputs), outputs_(outputs), variables_(variables),
+        cancellation_(cancellation) {}
+
+  const Node& node() const { return node_; }
+  int num_inputs() const { return static_cast<int>(inputs_.size()); }
+  // Input i; for a ref input (Assign's variable) an invalid Tensor.
+  const Tensor& input(int i) const { return *inputs_[i]; }
+  void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  // Allocates output i with `shape` and the node's output dtype.
+  StatusOr<Tensor*> AllocateOutput(int i, const Shape& shape);
+  VariableStore& variables() const { return *variables_; }
+  const CancellationToken& cancellation() const { return *cancellation_; }
+
+  // InvalidArgument "node 'n' (Op): message", tagged with the node.
+  Status Error(absl::string_view message) const;
+
+ private:
+  const Node& node_;
+  std::span<const Tensor* const> inputs_;
+  std::span<Tensor> outputs_;
+  VariableStore* variables_;
+  const CancellationToken* cancellation_;
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual Status Compute(KernelContext& ctx) = 0;
+};
+
+}  // namespace graphd::executor
+
+#endif  // GRAPHD_EXECUTOR_KERNEL_H_

@@ -1,0 +1,55 @@
+// An execution plan: built once per (graph, run signature), then executed many times,
+// concurrently if asked. It fixes the kernel order, creates every kernel, and assigns
+// each value a slot, with the step after which the slot can be released.
+// Immutable after Build; shares nothing mutable between executions.
+#ifndef GRAPHD_EXECUTOR_RUNTIME_PLAN_H_
+#define GRAPHD_EXECUTOR_RUNTIME_PLAN_H_
+
+#include <memory>
+#include <vector>
+
+#include "core/graph/execution_spec.h"
+#include "executor/device.h"
+
+namespace graphd::executor {
+
+class Plan {
+ public:
+  struct Step {
+    const Node* node;
+    std::unique_ptr<OpKernel> kernel;
+    std::vector<int> input_slots;   // kNoSlot for ref inputs
+    std::vector<int> output_slots;  // kDiscardSlot for outputs nobody reads
+    std::vector<int> release_slots; // slots last read by this step
+  };
+  static constexpr int kNoSlot = -1;
+
+  // `spec`'s graph must outlive the plan. Fails (Unimplemented) when `device` has no
+  // kernel for some node.
+  static StatusOr<std::unique_ptr<const Plan>> Build(const ExecutionSpec& spec, const Device& device);
+
+  const std::vector<Step>& steps() const { return steps_; }
+  int num_slots() const { return num_slots_; }
+  // Slot of each feed / fetch, in spec order.
+  const std::vector<int>& feed_slots() const { return feed_slots_; }
+  const std::vector<int>& fetch_slots() const { return fetch_slots_; }
+  // Types the feeds must match (dtype exactly, shape compatibly).
+  const std::vector<TensorType>& feed_types() const { return feed_types_; }
+  const std::vector<const Node*>& feed_nodes() const { return feed_nodes_; }
+  const Device& device() const { return *device_; }
+  // Slot index reserved for outputs nobody reads (always empty after a step).
+  int discard_slot() const { return num_slots_ - 1; }
+
+ private:
+  std::vector<Step> steps_;
+  int num_slots_ = 0;
+  std::vector<int> feed_slots_;
+  std::vector<int> fetch_slots_;
+  std::vector<TensorType> feed_types_;
+  std::vector<const Node*> feed_nodes_;
+  const Device* device_ = nullptr;
+};
+
+}  // namespace graphd::executor
+
+#endif  // GRAPHD_EXECUTOR_RUNTIME_PLAN_H_

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package graphd's build, tests, benchmarks and Python client need.
+# Idempotent: when everything is present it checks with dpkg-query and returns in about a second.
+# The same list is used by deploy/docker/Dockerfile (build stage).
+set -euo pipefail
+
+PACKAGES=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkg-config git
+  # wire API: gRPC + protobuf (C++ and code generators)
+  libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
+  # core libraries
+  libabsl-dev libspdlog-dev libfmt-dev libcli11-dev libdnnl-dev ocl-icd-opencl-dev
+  # tests and benchmarks
+  libgtest-dev libgmock-dev libbenchmark-dev
+  # Python client (system interpreter /usr/bin/python3)
+  python3 python3-grpcio python3-protobuf python3-numpy python3-pytest
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2>/dev/null || true)
+  [ "$status" = "installed" ] || missing+=("$p")
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+
+echo "install-deps: installing ${missing[*]}"
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"

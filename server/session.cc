@@ -1,0 +1,128 @@
+#include "server/session.h"
+
+#include "absl/strings/str_join.h"
+#include "compiler/import/graphdef_import.h"
+#include "compiler/passes/prune.h"
+#include "executor/runtime/executor.h"
+
+namespace graphd::server {
+namespace {
+
+// Bound on cached plans per session; past it the cache is cleared (plans in use live on).
+constexpr size_t kMaxCachedPlans = 512;
+
+std::string CacheKey(const RunSignature& sig) {
+  return absl::StrCat(absl::StrJoin(sig.feeds, ","), "|", absl::StrJoin(sig.fetches, ","), "|",
+                      absl::StrJoin(sig.targets, ","));
+}
+
+int64_t MicrosSince(Session::Clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Session::Clock::now() - start)
+      .count();
+}
+
+}  // namespace
+
+Session::Session(std::string handle, const executor::Device& device)
+    : handle_(std::move(handle)), device_(device) {
+  Touch();
+}
+
+int64_t Session::graph_version() const {
+  absl::MutexLock lock(&mu_);
+  return version_;
+}
+
+StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version) {
+  absl::MutexLock lock(&mu_);
+  if (expected_version != version_) {
+    return errors::Aborted(absl::StrCat("the session's graph is at version ", version_,
+                                        " but the request expected version ", expected_version,
+                                        " (another client extended it?)"));
+  }
+  if (def.nodes.empty()) return version_;
+  RETURN_IF_ERROR(compiler::ImportGraphDef(def, graph_));
+  return ++version_;
+}
+
+StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSignature& sig,
+                                                                    int64_t* compile_us) {
+  std::string key = CacheKey(sig);
+  absl::MutexLock lock(&mu_);
+  if (auto it = plans_.find(key); it != plans_.end()) {
+    *compile_us = 0;
+    return it->second;
+  }
+  auto start = Clock::now();
+  ASSIGN_OR_RETURN(ExecutionSpec spec,
+                   compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
+  auto compiled = std::make_shared<Compiled>();
+  ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(spec, device_));
+  if (plans_.size() >= kMaxCachedPlans) plans_.clear();
+  plans_.emplace(key, compiled);
+  *compile_us = MicrosSince(start);
+  return std::shared_ptr<const Compiled>(std::move(compiled));
+}
+
+StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tensor> feeds,
+                                     const CancellationToken& token) {
+  auto start = Clock::now();
+  executor::RunContext ctx{.variables = &variables_, .cancellation = &token};
+  ASSIGN_OR_RETURN(std::vector<Tensor> fetched, executor::Execute(*compiled.plan, std::move(feeds), ctx));
+  RunResult result{.fetches = std::move(fetched)};
+  result.timings.execute_us = MicrosSince(start);
+  return result;
+}
+
+StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> feeds,
+                                 const CancellationToken& token) {
+  Touch();
+  if (feeds.size() != sig.feeds.size()) {
+    return errors::InvalidArgument(absl::StrCat(sig.feeds.size(), " feed names but ",
+                                                feeds.size(), " feed values"));
+  }
+  int64_t compile_us = 0;
+  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
+  ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token));
+  result.timings.compile_us = compile_us;
+  return result;
+}
+
+StatusOr<int64_t> Session::MakeCallable(RunSignature sig) {
+  Touch();
+  int64_t compile_us = 0;
+  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
+  absl::MutexLock lock(&mu_);
+  int64_t handle = next_callable_++;
+  callables_.emplace(handle, std::move(compiled));
+  return handle;
+}
+
+StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> feeds,
+                                         const CancellationToken& token) {
+  Touch();
+  std::shared_ptr<const Compiled> compiled;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = callables_.find(handle);
+    if (it == callables_.end()) {
+      return errors::InvalidArgument(
+          absl::StrCat("callable ", handle, " does not exist in session ", handle_,
+                       " (released, or never made)"));
+    }
+    compiled = it->second;
+  }
+  return Execute(*compiled, std::move(feeds), token);
+}
+
+Status Session::ReleaseCallable(int64_t handle) {
+  Touch();
+  absl::MutexLock lock(&mu_);
+  if (callables_.erase(handle) == 0) {
+    return errors::InvalidArgument(
+        absl::StrCat("callable ", handle, " does not exist in session ", handle_));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace graphd::server

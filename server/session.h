@@ -1,0 +1,99 @@
+// A client's session: its graph (extended incrementally, versioned), its variables,
+// and the plans compiled for the run signatures it has used (as TensorFlow's
+// DirectSession caches executors by feeds/fetches/targets).
+//
+// Thread safety: every method is safe from many threads. Runs on one session proceed
+// concurrently; Extend excludes plan building but not plans already executing (the
+// graph only grows, so their nodes stay valid).
+#ifndef GRAPHD_SERVER_SESSION_H_
+#define GRAPHD_SERVER_SESSION_H_
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
+#include "core/cancellation.h"
+#include "core/graph/graph.h"
+#include "core/graph/node_def.h"
+#include "core/variable_store.h"
+#include "executor/device.h"
+#include "executor/runtime/plan.h"
+
+namespace graphd::server {
+
+struct RunSignature {
+  std::vector<std::string> feeds;  // tensor names, in the order values are given
+  std::vector<std::string> fetches;
+  std::vector<std::string> targets;
+};
+
+struct RunTimings {
+  int64_t compile_us = 0;  // pruning and plan building (0 on a cache hit)
+  int64_t execute_us = 0;
+};
+
+struct RunResult {
+  std::vector<Tensor> fetches;  // in signature order
+  RunTimings timings;
+};
+
+class Session {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  // `device` must outlive the session.
+  Session(std::string handle, const executor::Device& device);
+
+  const std::string& handle() const { return handle_; }
+
+  // Adds `def` to the graph if `expected_version` is the current version (ABORTED
+  // otherwise); all or nothing. Returns the new version (unchanged for an empty def).
+  StatusOr<int64_t> Extend(const GraphDef& def, int64_t expected_version);
+  int64_t graph_version() const;
+
+  // Runs `sig` with `feeds` (one per sig.feeds).
+  StatusOr<RunResult> Run(const RunSignature& sig, std::vector<Tensor> feeds,
+                          const CancellationToken& token);
+
+  // Callables: a signature compiled once and named by a handle.
+  StatusOr<int64_t> MakeCallable(RunSignature sig);
+  StatusOr<RunResult> RunCallable(int64_t handle, std::vector<Tensor> feeds,
+                                  const CancellationToken& token);
+  Status ReleaseCallable(int64_t handle);
+
+  // Marks the session used now (idle expiry counts from the last use).
+  void Touch() { last_used_.store(Clock::now().time_since_epoch().count()); }
+  Clock::time_point last_used() const {
+    return Clock::time_point(Clock::duration(last_used_.load()));
+  }
+
+ private:
+  struct Compiled {
+    std::unique_ptr<const executor::Plan> plan;
+  };
+  // The plan for `sig`, compiling it on a miss. `compile_us` gets the time spent.
+  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us);
+  StatusOr<RunResult> Execute(const Compiled& compiled, std::vector<Tensor> feeds,
+                              const CancellationToken& token);
+
+  const std::string handle_;
+  const executor::Device& device_;
+  VariableStore variables_;
+  std::atomic<Clock::rep> last_used_;
+
+  mutable absl::Mutex mu_;
+  Graph graph_ ABSL_GUARDED_BY(mu_);
+  int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, std::shared_ptr<const Compiled>> plans_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<int64_t, std::shared_ptr<const Compiled>> callables_ ABSL_GUARDED_BY(mu_);
+  int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_SESSION_H_

@@ -1,0 +1,91 @@
+#include "server/session_manager.h"
+
+#include <random>
+
+#include "absl/strings/escaping.h"
+#include "core/logging.h"
+
+namespace graphd::server {
+namespace {
+Status NotFound(absl::string_view handle) {
+  return errors::NotFound(absl::StrCat("session ", handle,
+                                       " not found (closed, expired or on another replica)"));
+}
+}  // namespace
+
+SessionManager::SessionManager(SessionLimits limits, const executor::Device& device)
+    : limits_(limits), device_(device) {}
+
+std::string SessionManager::NewHandle() const {
+  // 128 bits from the OS's random source.
+  std::random_device rd;
+  std::string bytes(16, '\0');
+  for (int i = 0; i < 16; i += 4) {
+    uint32_t v = rd();
+    std::memcpy(&bytes[i], &v, 4);
+  }
+  return absl::BytesToHexString(bytes);
+}
+
+StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
+      return errors::ResourceExhausted(absl::StrCat(
+          "the server already has ", sessions_.size(), " open sessions (--max-sessions=",
+          limits_.max_sessions, "); close one or retry later"));
+    }
+  }
+  auto session = std::make_shared<Session>(NewHandle(), device_);
+  RETURN_IF_ERROR(session->Extend(initial, 0).status());
+  absl::MutexLock lock(&mu_);
+  if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
+    return errors::ResourceExhausted(absl::StrCat("the server already has ", sessions_.size(),
+                                                  " open sessions (--max-sessions=",
+                                                  limits_.max_sessions, ")"));
+  }
+  sessions_.emplace(session->handle(), session);
+  return session;
+}
+
+StatusOr<std::shared_ptr<Session>> SessionManager::Get(absl::string_view handle) const {
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) return NotFound(handle);
+  return it->second;
+}
+
+Status SessionManager::Close(absl::string_view handle) {
+  std::shared_ptr<Session> closed;  // destroyed outside the lock
+  absl::MutexLock lock(&mu_);
+  auto it = sessions_.find(handle);
+  if (it == sessions_.end()) return NotFound(handle);
+  closed = std::move(it->second);
+  sessions_.erase(it);
+  return absl::OkStatus();
+}
+
+int SessionManager::ExpireIdle(Session::Clock::time_point now) {
+  if (limits_.idle_timeout.count() == 0) return 0;
+  std::vector<std::shared_ptr<Session>> expired;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto it = sessions_.begin(); it != sessions_.end();) {
+      if (now - it->second->last_used() > limits_.idle_timeout) {
+        expired.push_back(std::move(it->second));
+        sessions_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  for (const auto& s : expired) GRAPHD_LOG_INFO("session {} expired after being idle", s->handle());
+  return static_cast<int>(expired.size());
+}
+
+int SessionManager::size() const {
+  absl::MutexLock lock(&mu_);
+  return static_cast<int>(sessions_.size());
+}
+
+}  // namespace graphd::server
