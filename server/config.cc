@@ -1,0 +1,121 @@
+#include "server/config.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <fstream>
+#include <sstream>
+
+#include "CLI/CLI.hpp"
+#include "core/logging.h"
+#include "graphd/v1/config.pb.h"
+#include "server/version.h"
+
+namespace graphd::server {
+namespace {
+
+StatusOr<v1::ServerConfig> LoadConfigFile(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return errors::InvalidArgument(absl::StrCat("--config: cannot read '", path, "'"));
+  std::stringstream text;
+  text << in.rdbuf();
+  v1::ServerConfig config;
+  // Collects parse errors with line and column.
+  struct Collector : google::protobuf::io::ErrorCollector {
+    std::string errors;
+    void AddError(int line, int column, const std::string& message) override {
+      absl::StrAppend(&errors, "line ", line + 1, " column ", column + 1, ": ", message, "; ");
+    }
+  } collector;
+  google::protobuf::TextFormat::Parser parser;
+  parser.RecordErrorsTo(&collector);
+  if (!parser.ParseFromString(text.str(), &config)) {
+    return errors::InvalidArgument(absl::StrCat("--config '", path,
+                                                "' is not a valid text-format ServerConfig: ",
+                                                collector.errors));
+  }
+  return config;
+}
+
+// Fills fields of `options` from `config` where the flag (and its environment
+// variable) was not given.
+void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
+  auto unset = [&](const char* flag) { return app.get_option(flag)->count() == 0; };
+  if (!c.listen().empty() && unset("--listen")) o.listen = c.listen();
+  if (!c.log_level().empty() && unset("--log-level")) o.log_level = c.log_level();
+  if (c.max_sessions() != 0 && unset("--max-sessions")) o.max_sessions = c.max_sessions();
+  if (c.session_idle_timeout_seconds() != 0 && unset("--session-idle-timeout")) {
+    o.session_idle_timeout_seconds = c.session_idle_timeout_seconds();
+  }
+  if (c.max_message_bytes() != 0 && unset("--max-message-bytes")) o.max_message_bytes = c.max_message_bytes();
+  if (c.cpu_threads() != 0 && unset("--cpu-threads")) o.cpu_threads = c.cpu_threads();
+  if (c.drain_seconds() != 0 && unset("--drain-seconds")) o.drain_seconds = c.drain_seconds();
+}
+
+}  // namespace
+
+Status Validate(const ServerOptions& o) {
+  auto colon = o.listen.rfind(':');
+  if (o.listen.empty() || colon == std::string::npos || colon + 1 == o.listen.size()) {
+    return errors::InvalidArgument(absl::StrCat("--listen '", o.listen, "' must be HOST:PORT"));
+  }
+  if (!ValidLogLevel(o.log_level)) {
+    return errors::InvalidArgument(absl::StrCat(
+        "--log-level '", o.log_level, "' must be trace, debug, info, warn, error or off"));
+  }
+  if (o.max_sessions < 1) return errors::InvalidArgument("--max-sessions must be >= 1");
+  if (o.session_idle_timeout_seconds < 0) {
+    return errors::InvalidArgument("--session-idle-timeout must be >= 0 (0: never)");
+  }
+  if (o.max_message_bytes < 1024 || o.max_message_bytes > INT32_MAX) {
+    return errors::InvalidArgument(
+        absl::StrCat("--max-message-bytes must be between 1024 and ", INT32_MAX));
+  }
+  if (o.cpu_threads < 0) return errors::InvalidArgument("--cpu-threads must be >= 0 (0: all cores)");
+  if (o.drain_seconds < 0) return errors::InvalidArgument("--drain-seconds must be >= 0");
+  return absl::OkStatus();
+}
+
+StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) {
+  ServerOptions o;
+  std::string config_path;
+  CLI::App app("graphd: graph execution server (sessions, sess.run over gRPC)", "graphd");
+  app.set_version_flag("--version", std::string(kVersion));
+  app.add_option("--listen", o.listen, "Address to serve on, HOST:PORT")
+      ->envname("GRAPHD_LISTEN")->capture_default_str();
+  app.add_option("--config", config_path, "Text-format graphd.v1.ServerConfig file")
+      ->envname("GRAPHD_CONFIG");
+  app.add_option("--log-level", o.log_level, "trace|debug|info|warn|error|off")
+      ->envname("GRAPHD_LOG_LEVEL")->capture_default_str();
+  app.add_option("--max-sessions", o.max_sessions, "Most sessions open at once")
+      ->envname("GRAPHD_MAX_SESSIONS")->capture_default_str();
+  app.add_option("--session-idle-timeout", o.session_idle_timeout_seconds,
+                 "Seconds before an unused session is closed (0: never)")
+      ->envname("GRAPHD_SESSION_IDLE_TIMEOUT")->capture_default_str();
+  app.add_option("--max-message-bytes", o.max_message_bytes, "Largest request/response in bytes")
+      ->envname("GRAPHD_MAX_MESSAGE_BYTES")->capture_default_str();
+  app.add_option("--cpu-threads", o.cpu_threads, "Worker threads for session work (0: cores)")
+      ->envname("GRAPHD_CPU_THREADS")->capture_default_str();
+  app.add_option("--drain-seconds", o.drain_seconds,
+                 "Seconds to finish in-flight work after SIGTERM/SIGINT")
+      ->envname("GRAPHD_DRAIN_SECONDS")->capture_default_str();
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success& e) {
+    *exit_code = app.exit(e);
+    return errors::Cancelled("exit");
+  } catch (const CLI::ParseError& e) {
+    *exit_code = 2;
+    return errors::InvalidArgument(e.what());
+  }
+  *exit_code = 2;
+  if (!config_path.empty()) {
+    ASSIGN_OR_RETURN(v1::ServerConfig config, LoadConfigFile(config_path));
+    ApplyConfig(config, app, o);
+  }
+  RETURN_IF_ERROR(Validate(o));
+  *exit_code = 0;
+  return o;
+}
+
+}  // namespace graphd::server

@@ -1,0 +1,33 @@
+// Server options: embedded defaults, overridden by a text-format graphd.v1.ServerConfig
+// file (--config), then by GRAPHD_* environment variables, then by flags.
+#ifndef GRAPHD_SERVER_CONFIG_H_
+#define GRAPHD_SERVER_CONFIG_H_
+
+#include <cstdint>
+#include <string>
+
+#include "core/status.h"
+
+namespace graphd::server {
+
+struct ServerOptions {
+  std::string listen = "127.0.0.1:50051";
+  std::string log_level = "info";
+  int max_sessions = 1024;
+  int64_t session_idle_timeout_seconds = 3600;
+  int64_t max_message_bytes = 64 << 20;
+  int cpu_threads = 0;  // 0: number of cores
+  int64_t drain_seconds = 10;
+};
+
+// Checks every field; the error names the flag.
+Status Validate(const ServerOptions& options);
+
+// Parses argv, the GRAPHD_* environment and the --config file. Any non-OK result
+// means "exit with *exit_code without serving": 0 after --help/--version (already
+// printed), 2 for a bad flag, file or value (the error names it).
+StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code);
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_CONFIG_H_

@@ -1,0 +1,37 @@
+// graphd: parse options, start the server, wait for SIGTERM/SIGINT, drain, exit 0.
+#include <signal.h>
+
+#include <cstdio>
+
+#include "core/logging.h"
+#include "server/config.h"
+#include "server/server.h"
+
+int main(int argc, char** argv) {
+  int exit_code = 0;
+  auto options = graphd::server::ParseCommandLine(argc, argv, &exit_code);
+  if (!options.ok()) {
+    if (exit_code != 0) std::fprintf(stderr, "graphd: %s\n", std::string(options.status().message()).c_str());
+    return exit_code;
+  }
+  // Block the stop signals in every thread; this one waits for them below.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  (void)graphd::SetLogLevel(options->log_level);  // validated already
+  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+
+  graphd::server::GraphdServer server(*options);
+  if (auto status = server.Start(); !status.ok()) {
+    std::fprintf(stderr, "graphd: %s\n", std::string(status.message()).c_str());
+    return 1;
+  }
+  int signal_number = 0;
+  sigwait(&stop_signals, &signal_number);
+  GRAPHD_LOG_INFO("received {}", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
+  server.Drain();
+  return 0;
+}

@@ -1,0 +1,83 @@
+#include "server/server.h"
+
+#include <grpcpp/ext/proto_server_reflection_plugin.h>
+#include <grpcpp/health_check_service_interface.h>
+
+#include "core/logging.h"
+#include "executor/cpu/cpu_device.h"
+#include "server/version.h"
+
+namespace graphd::server {
+namespace {
+constexpr char kReadiness[] = "readiness";
+
+int WorkerThreads(const ServerOptions& o) {
+  if (o.cpu_threads > 0) return o.cpu_threads;
+  int cores = static_cast<int>(std::thread::hardware_concurrency());
+  return cores > 0 ? cores : 1;
+}
+}  // namespace
+
+GraphdServer::GraphdServer(ServerOptions options)
+    : options_(std::move(options)),
+      device_(std::make_unique<executor::cpu::CpuDevice>(options_.cpu_threads)),
+      pool_(std::make_unique<executor::ThreadPool>(WorkerThreads(options_))),
+      sessions_(SessionLimits{.max_sessions = options_.max_sessions,
+                              .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},
+                *device_),
+      session_service_(sessions_, PooledCall::Env{*pool_, gate_}, *device_),
+      diagnostics_service_(sessions_) {}
+
+GraphdServer::~GraphdServer() {
+  if (grpc_server_) Drain();
+}
+
+Status GraphdServer::Start() {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &port_);
+  builder.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
+  builder.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
+  builder.RegisterService(&session_service_);
+  builder.RegisterService(&diagnostics_service_);
+  grpc_server_ = builder.BuildAndStart();
+  if (!grpc_server_ || port_ == 0) {
+    grpc_server_.reset();
+    return errors::Unavailable(absl::StrCat("cannot listen on ", options_.listen,
+                                            " (address in use or invalid?)"));
+  }
+  grpc_server_->GetHealthCheckService()->SetServingStatus("", true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(kReadiness, true);
+  reaper_ = std::thread([this] { ReapLoop(); });
+  const auto& dev = device_->info();
+  GRAPHD_LOG_INFO("graphd {} listening on {} (port {}); devices: {} ({}); {} worker threads",
+                  kVersion, options_.listen, port_, dev.name, dev.description,
+                  pool_->num_threads());
+  return absl::OkStatus();
+}
+
+void GraphdServer::Drain() {
+  if (!grpc_server_) return;
+  GRAPHD_LOG_INFO("draining: readiness NOT_SERVING, {} calls in flight, waiting up to {}s",
+                  gate_.inside(), options_.drain_seconds);
+  grpc_server_->GetHealthCheckService()->SetServingStatus(kReadiness, false);
+  gate_.Close();
+  bool idle = gate_.WaitIdle(absl::Now() + absl::Seconds(options_.drain_seconds));
+  if (!idle) GRAPHD_LOG_WARN("drain time over; cancelling {} calls", gate_.inside());
+  grpc_server_->Shutdown(std::chrono::system_clock::now());
+  grpc_server_->Wait();
+  grpc_server_.reset();
+  stop_reaper_.Notify();
+  if (reaper_.joinable()) reaper_.join();
+  pool_.reset();  // waits for queued work
+  GRAPHD_LOG_INFO("stopped");
+}
+
+void GraphdServer::ReapLoop() {
+  while (!stop_reaper_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
+    sessions_.ExpireIdle(Session::Clock::now());
+  }
+}
+
+}  // namespace graphd::server

@@ -1,0 +1,58 @@
+// The graphd process's server: devices, sessions, worker pool, gRPC services (session,
+// diagnostics, health, reflection) and the idle-session reaper.
+//
+// Lifecycle: Start() binds and serves; Drain() (from the signal handler's thread)
+// turns readiness NOT_SERVING, refuses new session work, waits up to drain_seconds for
+// in-flight calls, then stops gRPC (cancelling what is left). Not copyable.
+#ifndef GRAPHD_SERVER_SERVER_H_
+#define GRAPHD_SERVER_SERVER_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <memory>
+#include <thread>
+
+#include "absl/synchronization/notification.h"
+#include "executor/device.h"
+#include "executor/runtime/thread_pool.h"
+#include "server/config.h"
+#include "server/service/call_gate.h"
+#include "server/service/diagnostics_service.h"
+#include "server/service/session_service.h"
+#include "server/session_manager.h"
+
+namespace graphd::server {
+
+class GraphdServer {
+ public:
+  explicit GraphdServer(ServerOptions options);
+  ~GraphdServer();
+  GraphdServer(const GraphdServer&) = delete;
+  GraphdServer& operator=(const GraphdServer&) = delete;
+
+  // Binds the listen address and starts serving. Unavailable when it cannot bind.
+  Status Start();
+  // Graceful stop, as described above. Returns when gRPC has stopped.
+  void Drain();
+  // The bound port (useful with --listen host:0).
+  int port() const { return port_; }
+
+ private:
+  void ReapLoop();
+
+  const ServerOptions options_;
+  std::unique_ptr<executor::Device> device_;
+  std::unique_ptr<executor::ThreadPool> pool_;
+  SessionManager sessions_;
+  CallGate gate_;
+  SessionServiceImpl session_service_;
+  DiagnosticsServiceImpl diagnostics_service_;
+  std::unique_ptr<grpc::Server> grpc_server_;
+  int port_ = 0;
+  absl::Notification stop_reaper_;
+  std::thread reaper_;
+};
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_SERVER_H_

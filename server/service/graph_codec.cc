@@ -1,0 +1,98 @@
+#include "server/service/graph_codec.h"
+
+#include "absl/strings/match.h"
+#include "server/service/tensor_codec.h"
+
+namespace graphd::server {
+namespace {
+
+template <typename T, typename Repeated>
+std::vector<T> ToVector(const Repeated& r) {
+  return std::vector<T>(r.begin(), r.end());
+}
+
+StatusOr<AttrValue> ListFromProto(const v1::AttrValue::ListValue& list, absl::string_view what) {
+  if (list.s_size()) return AttrValue(ToVector<std::string>(list.s()));
+  if (list.i_size()) return AttrValue(ToVector<int64_t>(list.i()));
+  if (list.f_size()) return AttrValue(ToVector<float>(list.f()));
+  if (list.b_size()) {
+    IntList bools;
+    for (bool b : list.b()) bools.push_back(b ? 1 : 0);
+    return AttrValue(std::move(bools));
+  }
+  if (list.type_size()) {
+    TypeList types;
+    for (int t : list.type()) {
+      ASSIGN_OR_RETURN(DType d, DTypeFromProto(static_cast<v1::DataType>(t)));
+      types.push_back(d);
+    }
+    return AttrValue(std::move(types));
+  }
+  if (list.shape_size()) {
+    ShapeList shapes;
+    for (const auto& s : list.shape()) {
+      ASSIGN_OR_RETURN(PartialShape p, PartialShapeFromProto(s));
+      shapes.push_back(std::move(p));
+    }
+    return AttrValue(std::move(shapes));
+  }
+  if (list.tensor_size()) {
+    return errors::Unimplemented(absl::StrCat(what, ": lists of tensors are not supported"));
+  }
+  return AttrValue(IntList{});
+}
+
+StatusOr<AttrValue> AttrFromProto(const v1::AttrValue& value, absl::string_view what) {
+  switch (value.value_case()) {
+    case v1::AttrValue::kS: return AttrValue(value.s());
+    case v1::AttrValue::kI: return AttrValue(value.i());
+    case v1::AttrValue::kF: return AttrValue(value.f());
+    case v1::AttrValue::kB: return AttrValue(value.b());
+    case v1::AttrValue::kType: {
+      ASSIGN_OR_RETURN(DType d, DTypeFromProto(value.type()));
+      return AttrValue(d);
+    }
+    case v1::AttrValue::kShape: {
+      ASSIGN_OR_RETURN(PartialShape s, PartialShapeFromProto(value.shape()));
+      return AttrValue(std::move(s));
+    }
+    case v1::AttrValue::kTensor: {
+      ASSIGN_OR_RETURN(Tensor t, TensorFromProto(value.tensor(), what));
+      return AttrValue(std::move(t));
+    }
+    case v1::AttrValue::kList: return ListFromProto(value.list(), what);
+    case v1::AttrValue::kFunc: return AttrValue(FuncName{value.func()});
+    case v1::AttrValue::VALUE_NOT_SET: break;
+  }
+  return errors::InvalidArgument(absl::StrCat(what, " has no value"));
+}
+
+}  // namespace
+
+StatusOr<GraphDef> GraphDefFromProto(const v1::GraphDef& proto) {
+  if (proto.library().function_size() > 0) {
+    return errors::Unimplemented("function libraries are not supported yet");
+  }
+  GraphDef def;
+  def.nodes.reserve(proto.node_size());
+  for (const v1::NodeDef& n : proto.node()) {
+    NodeDef node{.name = n.name(), .op = n.op(), .inputs = ToVector<std::string>(n.input()),
+                 .device = n.device()};
+    for (const auto& [key, value] : n.attr()) {
+      std::string what = absl::StrCat("node '", n.name(), "' attribute '", key, "'");
+      auto attr = AttrFromProto(value, what);
+      if (!attr.ok()) {
+        Status s = attr.status();
+        if (!absl::StrContains(s.message(), what)) {
+          s = errors::Make(s.code(), absl::StrCat(what, ": ", s.message()));
+        }
+        return errors::WithNode(s, n.name());
+      }
+      node.attrs.emplace(key, *std::move(attr));
+    }
+    def.nodes.push_back(std::move(node));
+  }
+  return def;
+}
+
+}  // namespace graphd::server

@@ -1,0 +1,54 @@
+#include "server/service/pooled_call.h"
+
+#include "core/logging.h"
+#include "server/service/status_codec.h"
+
+namespace graphd::server {
+namespace {
+// gRPC reports "no deadline" as a time point far in the future.
+constexpr auto kNoDeadline = std::chrono::hours(24 * 365);
+}  // namespace
+
+PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate,
+                       const char* method, std::string session)
+    : context_(context), gate_(gate), method_(method), session_(std::move(session)), arrived_(Clock::now()) {
+  auto deadline = context->deadline();
+  auto now = std::chrono::system_clock::now();
+  if (deadline < now + kNoDeadline) {
+    token_.TightenDeadline(arrived_ + std::chrono::duration_cast<Clock::duration>(deadline - now));
+  }
+}
+
+grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context, const Env& env,
+                                            const char* method, std::string session, Work work) {
+  if (!env.gate.TryEnter()) {
+    auto* call = new PooledCall(context, nullptr, method, std::move(session));
+    call->Finish(ToGrpcStatus(errors::Unavailable("the server is shutting down; retry on another replica"),
+                              context));
+    return call;
+  }
+  auto* call = new PooledCall(context, &env.gate, method, std::move(session));
+  env.pool.Schedule([call, work = std::move(work)] { call->Run(work); });
+  return call;
+}
+
+void PooledCall::OnDone() {
+  if (gate_ != nullptr) gate_->Exit();
+  delete this;
+}
+
+int64_t PooledCall::elapsed_us() const {
+  return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - arrived_).count();
+}
+
+void PooledCall::Run(const Work& work) {
+  queue_us_ = elapsed_us();
+  Status status = token_.Check();
+  if (status.ok()) status = work(*this);
+  GRAPHD_LOG_DEBUG("rpc {} session={} status={} {}us{}", method_, session_,
+                   absl::StatusCodeToString(status.code()), elapsed_us(),
+                   status.ok() ? "" : absl::StrCat(" origin=", errors::OriginOf(status).value_or("?")));
+  Finish(ToGrpcStatus(status, context_));
+}
+
+}  // namespace graphd::server

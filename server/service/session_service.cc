@@ -1,0 +1,164 @@
+#include "server/service/session_service.h"
+
+#include "server/service/graph_codec.h"
+#include "server/service/pooled_call.h"
+#include "server/service/status_codec.h"
+#include "server/service/tensor_codec.h"
+
+namespace graphd::server {
+namespace {
+
+Status ApplyRunOptions(const v1::RunOptions& options, CancellationToken& token) {
+  if (options.timeout_in_ms() < 0) {
+    return errors::InvalidArgument(
+        absl::StrCat("timeout_in_ms must be >= 0, got ", options.timeout_in_ms()));
+  }
+  if (options.timeout_in_ms() > 0) {
+    token.TightenDeadline(CancellationToken::Clock::now() +
+                          std::chrono::milliseconds(options.timeout_in_ms()));
+  }
+  return absl::OkStatus();
+}
+
+void FillMetadata(const PooledCall& call, const RunTimings& t, v1::RunMetadata* out) {
+  out->set_queue_us(call.queue_us());
+  out->set_compile_us(t.compile_us);
+  out->set_execute_us(t.execute_us);
+  out->set_total_us(call.elapsed_us());
+}
+
+template <typename Repeated>
+RunSignature SignatureOf(const Repeated& feeds, const google::protobuf::RepeatedPtrField<std::string>& fetches,
+                         const google::protobuf::RepeatedPtrField<std::string>& targets) {
+  RunSignature sig;
+  for (const auto& f : feeds) sig.feeds.push_back(f);
+  sig.fetches.assign(fetches.begin(), fetches.end());
+  sig.targets.assign(targets.begin(), targets.end());
+  return sig;
+}
+
+}  // namespace
+
+grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServerContext* ctx,
+                                                            const v1::CreateSessionRequest* req,
+                                                            v1::CreateSessionResponse* resp) {
+  return PooledCall::Start(ctx, env_, "CreateSession", "", [=, this](PooledCall&) -> Status {
+    const std::string& device = req->options().device();
+    if (!device.empty() && device != "cpu" && device != "CPU") {
+      if (device == "gpu" || device == "GPU") {
+        return errors::FailedPrecondition("no GPU device on this server");
+      }
+      return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
+    }
+    ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Create(def));
+    resp->set_session_handle(session->handle());
+    resp->set_graph_version(session->graph_version());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::ExtendSession(grpc::CallbackServerContext* ctx,
+                                                            const v1::ExtendSessionRequest* req,
+                                                            v1::ExtendSessionResponse* resp) {
+  return PooledCall::Start(ctx, env_, "ExtendSession", req->session_handle(),
+                           [=, this](PooledCall&) -> Status {
+                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+                             ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
+                             ASSIGN_OR_RETURN(int64_t version,
+                                              session->Extend(def, req->current_graph_version()));
+                             resp->set_new_graph_version(version);
+                             return absl::OkStatus();
+                           });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* ctx,
+                                                  const v1::RunRequest* req, v1::RunResponse* resp) {
+  return PooledCall::Start(ctx, env_, "Run", req->session_handle(),
+                           [=, this](PooledCall& call) -> Status {
+    RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    std::vector<std::string> feed_names;
+    std::vector<Tensor> feeds;
+    for (const v1::NamedTensor& feed : req->feed()) {
+      ASSIGN_OR_RETURN(Tensor t, TensorFromProto(feed.tensor(), absl::StrCat("feed '", feed.name(), "'")));
+      feed_names.push_back(feed.name());
+      feeds.push_back(std::move(t));
+    }
+    RunSignature sig = SignatureOf(feed_names, req->fetch(), req->target());
+    ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token()));
+    for (size_t i = 0; i < result.fetches.size(); ++i) {
+      v1::NamedTensor* out = resp->add_tensor();
+      out->set_name(req->fetch(static_cast<int>(i)));
+      TensorToProto(result.fetches[i], out->mutable_tensor());
+    }
+    FillMetadata(call, result.timings, resp->mutable_metadata());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerContext* ctx,
+                                                           const v1::MakeCallableRequest* req,
+                                                           v1::MakeCallableResponse* resp) {
+  return PooledCall::Start(ctx, env_, "MakeCallable", req->session_handle(),
+                           [=, this](PooledCall&) -> Status {
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    const v1::CallableOptions& o = req->options();
+    ASSIGN_OR_RETURN(int64_t handle,
+                     session->MakeCallable(SignatureOf(o.feed(), o.fetch(), o.target())));
+    resp->set_handle(handle);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerContext* ctx,
+                                                          const v1::RunCallableRequest* req,
+                                                          v1::RunCallableResponse* resp) {
+  return PooledCall::Start(ctx, env_, "RunCallable", req->session_handle(),
+                           [=, this](PooledCall& call) -> Status {
+    RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    std::vector<Tensor> feeds;
+    for (int i = 0; i < req->feed_size(); ++i) {
+      ASSIGN_OR_RETURN(Tensor t, TensorFromProto(req->feed(i), absl::StrCat("feed #", i)));
+      feeds.push_back(std::move(t));
+    }
+    ASSIGN_OR_RETURN(RunResult result, session->RunCallable(req->handle(), std::move(feeds), call.token()));
+    for (const Tensor& t : result.fetches) TensorToProto(t, resp->add_fetch());
+    FillMetadata(call, result.timings, resp->mutable_metadata());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServerContext* ctx,
+                                                              const v1::ReleaseCallableRequest* req,
+                                                              v1::ReleaseCallableResponse*) {
+  return PooledCall::Start(ctx, env_, "ReleaseCallable", req->session_handle(),
+                           [=, this](PooledCall&) -> Status {
+                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+                             return session->ReleaseCallable(req->handle());
+                           });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerContext* ctx,
+                                                           const v1::CloseSessionRequest* req,
+                                                           v1::CloseSessionResponse*) {
+  return PooledCall::Start(ctx, env_, "CloseSession", req->session_handle(),
+                           [=, this](PooledCall&) { return sessions_.Close(req->session_handle()); });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerContext* ctx,
+                                                          const v1::ListDevicesRequest*,
+                                                          v1::ListDevicesResponse* resp) {
+  const executor::DeviceInfo& info = device_.info();
+  v1::DeviceAttributes* d = resp->add_device();
+  d->set_name(info.name);
+  d->set_device_type(info.device_type);
+  d->set_memory_limit(info.memory_limit);
+  d->set_description(info.description);
+  auto* reactor = ctx->DefaultReactor();
+  reactor->Finish(grpc::Status::OK);
+  return reactor;
+}
+
+}  // namespace graphd::server

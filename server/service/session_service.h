@@ -1,0 +1,52 @@
+// graphd.v1.SessionService: translates requests into SessionManager/Session calls
+// and results back into responses. Nothing here knows about graphs or kernels.
+#ifndef GRAPHD_SERVER_SERVICE_SESSION_SERVICE_H_
+#define GRAPHD_SERVER_SERVICE_SESSION_SERVICE_H_
+
+#include "executor/device.h"
+#include "executor/runtime/thread_pool.h"
+#include "graphd/v1/session.grpc.pb.h"
+#include "server/service/pooled_call.h"
+#include "server/session_manager.h"
+
+namespace graphd::server {
+
+class SessionServiceImpl final : public v1::SessionService::CallbackService {
+ public:
+  // All arguments must outlive the service.
+  SessionServiceImpl(SessionManager& sessions, PooledCall::Env env, const executor::Device& device)
+      : sessions_(sessions), env_(env), device_(device) {}
+
+  grpc::ServerUnaryReactor* CreateSession(grpc::CallbackServerContext* ctx,
+                                          const v1::CreateSessionRequest* req,
+                                          v1::CreateSessionResponse* resp) override;
+  grpc::ServerUnaryReactor* ExtendSession(grpc::CallbackServerContext* ctx,
+                                          const v1::ExtendSessionRequest* req,
+                                          v1::ExtendSessionResponse* resp) override;
+  grpc::ServerUnaryReactor* Run(grpc::CallbackServerContext* ctx, const v1::RunRequest* req,
+                                v1::RunResponse* resp) override;
+  grpc::ServerUnaryReactor* MakeCallable(grpc::CallbackServerContext* ctx,
+                                         const v1::MakeCallableRequest* req,
+                                         v1::MakeCallableResponse* resp) override;
+  grpc::ServerUnaryReactor* RunCallable(grpc::CallbackServerContext* ctx,
+                                        const v1::RunCallableRequest* req,
+                                        v1::RunCallableResponse* resp) override;
+  grpc::ServerUnaryReactor* ReleaseCallable(grpc::CallbackServerContext* ctx,
+                                            const v1::ReleaseCallableRequest* req,
+                                            v1::ReleaseCallableResponse* resp) override;
+  grpc::ServerUnaryReactor* CloseSession(grpc::CallbackServerContext* ctx,
+                                         const v1::CloseSessionRequest* req,
+                                         v1::CloseSessionResponse* resp) override;
+  grpc::ServerUnaryReactor* ListDevices(grpc::CallbackServerContext* ctx,
+                                        const v1::ListDevicesRequest* req,
+                                        v1::ListDevicesResponse* resp) override;
+
+ private:
+  SessionManager& sessions_;
+  PooledCall::Env env_;
+  const executor::Device& device_;
+};
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_SERVICE_SESSION_SERVICE_H_
