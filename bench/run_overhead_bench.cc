@@ -1,0 +1,147 @@
+// Per-call overhead: p50/p99 latency of a Run of a tiny graph (add two fed scalars),
+// of the same through RunCallable, and of a raw gRPC unary Echo served by the same
+// graphd process, through the C++ client. Prints a table and writes a CSV.
+//
+//   run_overhead_bench [--server PATH] [--calls N] [--csv PATH]
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "bench/server_process.h"
+#include "clients/cpp/graphd_client.h"
+
+namespace graphd::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Stats {
+  std::string name;
+  double p50_us, p99_us, mean_us;
+};
+
+Stats Measure(const std::string& name, int warmup, int calls, const std::function<void()>& fn) {
+  for (int i = 0; i < warmup; ++i) fn();
+  std::vector<double> us(calls);
+  for (int i = 0; i < calls; ++i) {
+    auto start = Clock::now();
+    fn();
+    us[i] = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
+  }
+  std::sort(us.begin(), us.end());
+  double mean = 0;
+  for (double v : us) mean += v / calls;
+  return {name, us[calls / 2], us[std::min(calls - 1, calls * 99 / 100)], mean};
+}
+
+v1::TensorProto Scalar(float v) {
+  v1::TensorProto t;
+  t.set_dtype(v1::DT_FLOAT);
+  t.set_content(&v, sizeof(v));
+  return t;
+}
+
+v1::GraphDef AddGraph() {
+  v1::GraphDef g;
+  for (const char* name : {"x", "y"}) {
+    v1::NodeDef* n = g.add_node();
+    n->set_name(name);
+    n->set_op("Placeholder");
+    (*n->mutable_attr())["dtype"].set_type(v1::DT_FLOAT);
+    (*n->mutable_attr())["shape"].mutable_shape();  // scalar
+  }
+  v1::NodeDef* z = g.add_node();
+  z->set_name("z");
+  z->set_op("Add");
+  z->add_input("x");
+  z->add_input("y");
+  return g;
+}
+
+void Check(const absl::Status& s, const char* what) {
+  if (!s.ok()) {
+    std::fprintf(stderr, "run_overhead_bench: %s: %s\n", what, std::string(s.message()).c_str());
+    std::exit(1);
+  }
+}
+
+}  // namespace
+}  // namespace graphd::bench
+
+int main(int argc, char** argv) {
+  using namespace graphd;
+  using namespace graphd::bench;
+  CLI::App app("Per-call overhead of graphd Run vs raw gRPC echo", "run_overhead_bench");
+  std::string server = ExecutableDir() + "/graphd";
+  std::string csv = "build/bench/run_overhead.csv";
+  int calls = 5000;
+  app.add_option("--server", server, "graphd binary")->capture_default_str();
+  app.add_option("--calls", calls, "Measured calls per case")->capture_default_str();
+  app.add_option("--csv", csv, "CSV output path")->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  auto proc = ServerProcess::Start(server, {});
+  Check(proc.status(), "starting graphd");
+  client::Client c((*proc)->target());
+
+  auto session = c.CreateSession(AddGraph());
+  Check(session.status(), "CreateSession");
+  v1::RunRequest run;
+  run.set_session_handle(session->session_handle());
+  for (const char* name : {"x", "y"}) {
+    v1::NamedTensor* f = run.add_feed();
+    f->set_name(std::string(name) + ":0");
+    *f->mutable_tensor() = Scalar(name[0] == 'x' ? 1.5f : 2.25f);
+  }
+  run.add_fetch("z:0");
+  auto first = c.Run(run);
+  Check(first.status(), "Run");
+  float z;
+  std::memcpy(&z, first->tensor(0).tensor().content().data(), sizeof(z));
+  if (z != 3.75f) {
+    std::fprintf(stderr, "run_overhead_bench: wrong result %f\n", z);
+    return 1;
+  }
+  v1::MakeCallableRequest make;
+  make.set_session_handle(session->session_handle());
+  make.mutable_options()->add_feed("x:0");
+  make.mutable_options()->add_feed("y:0");
+  make.mutable_options()->add_fetch("z:0");
+  auto callable = c.MakeCallable(make);
+  Check(callable.status(), "MakeCallable");
+  v1::RunCallableRequest call;
+  call.set_session_handle(session->session_handle());
+  call.set_handle(callable->handle());
+  *call.add_feed() = Scalar(1.5f);
+  *call.add_feed() = Scalar(2.25f);
+
+  int warmup = std::max(100, calls / 10);
+  std::vector<Stats> rows;
+  rows.push_back(Measure("grpc_echo", warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); }));
+  rows.push_back(Measure("run_add_scalars", warmup, calls, [&] { Check(c.Run(run).status(), "Run"); }));
+  rows.push_back(Measure("run_callable_add_scalars", warmup, calls,
+                         [&] { Check(c.RunCallable(call).status(), "RunCallable"); }));
+  Check(c.CloseSession(session->session_handle()), "CloseSession");
+
+  const Stats& echo = rows[0];
+  std::printf("\nPer-call latency, %d calls each, C++ client over loopback (us)\n", calls);
+  std::printf("%-26s %10s %10s %10s %12s\n", "case", "p50", "p99", "mean", "p50/echo");
+  for (const Stats& s : rows) {
+    std::printf("%-26s %10.1f %10.1f %10.1f %12.2f\n", s.name.c_str(), s.p50_us, s.p99_us,
+                s.mean_us, s.p50_us / echo.p50_us);
+  }
+  std::string dir = csv.substr(0, csv.rfind('/'));
+  if (dir != csv) std::system(("mkdir -p '" + dir + "'").c_str());
+  std::ofstream out(csv);
+  out << "case,p50_us,p99_us,mean_us,p50_ratio_to_echo\n";
+  for (const Stats& s : rows) {
+    out << s.name << "," << s.p50_us << "," << s.p99_us << "," << s.mean_us << ","
+        << s.p50_us / echo.p50_us << "\n";
+  }
+  std::printf("CSV: %s\n", csv.c_str());
+  return 0;
+}

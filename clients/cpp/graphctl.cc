@@ -1,0 +1,52 @@
+// graphctl: command-line client for graphd.
+//   graphctl health  [--target HOST:PORT] [--service NAME]   exit 0 when SERVING
+//   graphctl devices [--target HOST:PORT]
+#include <cstdio>
+#include <string>
+
+#include "CLI/CLI.hpp"
+#include "clients/cpp/graphd_client.h"
+
+namespace {
+
+int Fail(const absl::Status& s, const std::string& target) {
+  std::fprintf(stderr, "graphctl: %s: %s\n", target.c_str(), std::string(s.message()).c_str());
+  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app("graphctl: command-line client for the graphd server", "graphctl");
+  app.require_subcommand(1);
+  std::string target = "127.0.0.1:50051";
+  int timeout_ms = 5000;
+  app.add_option("--target", target, "Server address, HOST:PORT or grpc://HOST:PORT")
+      ->envname("GRAPHD_TARGET")->capture_default_str();
+  app.add_option("--timeout-ms", timeout_ms, "Deadline per call")->capture_default_str();
+
+  std::string service;
+  auto* health = app.add_subcommand("health", "Ask the health service; exit 0 when SERVING");
+  health->add_option("--service", service, "Health service name (\"\" or readiness)");
+  auto* devices = app.add_subcommand("devices", "List the server's devices");
+  for (auto* sub : {health, devices}) {
+    sub->add_option("--target", target, "Server address")->envname("GRAPHD_TARGET");
+  }
+  CLI11_PARSE(app, argc, argv);
+
+  graphd::client::Client client(target, {.timeout = std::chrono::milliseconds(timeout_ms)});
+  if (health->parsed()) {
+    auto status = client.Health(service);
+    if (!status.ok()) return Fail(status.status(), target);
+    std::printf("%s\n", status->c_str());
+    return *status == "SERVING" ? 0 : 1;
+  }
+  auto list = client.ListDevices();
+  if (!list.ok()) return Fail(list.status(), target);
+  std::printf("%-16s %-5s %14s  %s\n", "NAME", "TYPE", "MEMORY", "DESCRIPTION");
+  for (const auto& d : *list) {
+    std::printf("%-16s %-5s %11.1f GiB  %s\n", d.name().c_str(), d.device_type().c_str(),
+                static_cast<double>(d.memory_limit()) / (1 << 30), d.description().c_str());
+  }
+  return 0;
+}

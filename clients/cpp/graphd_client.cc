@@ -1,0 +1,108 @@
+#include "clients/cpp/graphd_client.h"
+
+namespace graphd::client {
+namespace {
+
+absl::Status FromGrpc(const grpc::Status& s) {
+  if (s.ok()) return absl::OkStatus();
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+}
+
+template <typename Resp, typename Fn>
+absl::StatusOr<Resp> Call(Fn fn) {
+  Resp resp;
+  grpc::Status s = fn(&resp);
+  if (!s.ok()) return FromGrpc(s);
+  return resp;
+}
+
+}  // namespace
+
+std::string NormalizeTarget(const std::string& target) {
+  constexpr char kScheme[] = "grpc://";
+  if (target.rfind(kScheme, 0) == 0) return target.substr(sizeof(kScheme) - 1);
+  return target;
+}
+
+Client::Client(std::string target, ClientOptions options)
+    : target_(NormalizeTarget(target)), options_(options) {
+  grpc::ChannelArguments args;
+  args.SetMaxReceiveMessageSize(-1);
+  args.SetMaxSendMessageSize(-1);
+  channel_ = grpc::CreateCustomChannel(target_, grpc::InsecureChannelCredentials(), args);
+  sessions_ = v1::SessionService::NewStub(channel_);
+  diagnostics_ = v1::DiagnosticsService::NewStub(channel_);
+  health_ = grpc::health::v1::Health::NewStub(channel_);
+}
+
+void Client::Prepare(grpc::ClientContext& ctx) const {
+  if (options_.timeout) ctx.set_deadline(std::chrono::system_clock::now() + *options_.timeout);
+}
+
+absl::StatusOr<std::string> Client::Health(const std::string& service) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  grpc::health::v1::HealthCheckRequest req;
+  req.set_service(service);
+  grpc::health::v1::HealthCheckResponse resp;
+  grpc::Status s = health_->Check(&ctx, req, &resp);
+  if (s.error_code() == grpc::StatusCode::NOT_FOUND) return std::string("SERVICE_UNKNOWN");
+  if (!s.ok()) return FromGrpc(s);
+  return grpc::health::v1::HealthCheckResponse::ServingStatus_Name(resp.status());
+}
+
+absl::StatusOr<std::vector<v1::DeviceAttributes>> Client::ListDevices() {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  auto resp = Call<v1::ListDevicesResponse>(
+      [&](auto* r) { return sessions_->ListDevices(&ctx, v1::ListDevicesRequest(), r); });
+  if (!resp.ok()) return resp.status();
+  return std::vector<v1::DeviceAttributes>(resp->device().begin(), resp->device().end());
+}
+
+absl::StatusOr<v1::CreateSessionResponse> Client::CreateSession(const v1::GraphDef& graph) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  v1::CreateSessionRequest req;
+  *req.mutable_graph_def() = graph;
+  return Call<v1::CreateSessionResponse>([&](auto* r) { return sessions_->CreateSession(&ctx, req, r); });
+}
+
+absl::Status Client::CloseSession(const std::string& handle) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  v1::CloseSessionRequest req;
+  req.set_session_handle(handle);
+  return Call<v1::CloseSessionResponse>([&](auto* r) { return sessions_->CloseSession(&ctx, req, r); })
+      .status();
+}
+
+absl::StatusOr<v1::RunResponse> Client::Run(const v1::RunRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Call<v1::RunResponse>([&](auto* r) { return sessions_->Run(&ctx, request, r); });
+}
+
+absl::StatusOr<v1::MakeCallableResponse> Client::MakeCallable(const v1::MakeCallableRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Call<v1::MakeCallableResponse>([&](auto* r) { return sessions_->MakeCallable(&ctx, request, r); });
+}
+
+absl::StatusOr<v1::RunCallableResponse> Client::RunCallable(const v1::RunCallableRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Call<v1::RunCallableResponse>([&](auto* r) { return sessions_->RunCallable(&ctx, request, r); });
+}
+
+absl::StatusOr<std::string> Client::Echo(const std::string& payload) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  v1::EchoRequest req;
+  req.set_payload(payload);
+  auto resp = Call<v1::EchoResponse>([&](auto* r) { return diagnostics_->Echo(&ctx, req, r); });
+  if (!resp.ok()) return resp.status();
+  return resp->payload();
+}
+
+}  // namespace graphd::client

@@ -1,0 +1,61 @@
+// A small C++ client for graphd: health, devices, sessions, runs and echo over one
+// channel. Thread-safe (gRPC stubs are). Errors come back as absl::Status with the
+// gRPC code and the server's message.
+#ifndef GRAPHD_CLIENTS_CPP_GRAPHD_CLIENT_H_
+#define GRAPHD_CLIENTS_CPP_GRAPHD_CLIENT_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graphd/v1/diagnostics.grpc.pb.h"
+#include "graphd/v1/health.grpc.pb.h"
+#include "graphd/v1/session.grpc.pb.h"
+
+namespace graphd::client {
+
+struct ClientOptions {
+  // Per-call deadline; nullopt for none.
+  std::optional<std::chrono::milliseconds> timeout = std::chrono::seconds(30);
+};
+
+class Client {
+ public:
+  // `target` is "host:port" or "grpc://host:port". Connecting is lazy: errors show
+  // on the first call.
+  explicit Client(std::string target, ClientOptions options = {});
+
+  // "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN".
+  absl::StatusOr<std::string> Health(const std::string& service = "");
+  absl::StatusOr<std::vector<v1::DeviceAttributes>> ListDevices();
+  absl::StatusOr<v1::CreateSessionResponse> CreateSession(const v1::GraphDef& graph);
+  absl::Status CloseSession(const std::string& handle);
+  absl::StatusOr<v1::RunResponse> Run(const v1::RunRequest& request);
+  absl::StatusOr<v1::MakeCallableResponse> MakeCallable(const v1::MakeCallableRequest& request);
+  absl::StatusOr<v1::RunCallableResponse> RunCallable(const v1::RunCallableRequest& request);
+  absl::StatusOr<std::string> Echo(const std::string& payload);
+
+  const std::string& target() const { return target_; }
+
+ private:
+  void Prepare(grpc::ClientContext& ctx) const;
+
+  std::string target_;
+  ClientOptions options_;
+  std::shared_ptr<grpc::Channel> channel_;
+  std::unique_ptr<v1::SessionService::Stub> sessions_;
+  std::unique_ptr<v1::DiagnosticsService::Stub> diagnostics_;
+  std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+};
+
+// Strips an optional "grpc://" prefix.
+std::string NormalizeTarget(const std::string& target);
+
+}  // namespace graphd::client
+
+#endif  // GRAPHD_CLIENTS_CPP_GRAPHD_CLIENT_H_
