@@ -1,0 +1,69 @@
+"""One connection to a graphd server: a channel, its stubs, and error mapping.
+
+Every call goes through :meth:`Connection.call`, which applies the default
+deadline and turns ``grpc.RpcError`` into :mod:`graphd.errors` exceptions.
+"""
+
+import grpc
+
+from graphd import _channel
+from graphd import errors
+
+# Readable health states, indexed by HealthCheckResponse.ServingStatus.
+_SERVING_STATUS = {0: "UNKNOWN", 1: "SERVING", 2: "NOT_SERVING", 3: "SERVICE_UNKNOWN"}
+
+
+class Connection:
+    """A channel to one server plus its SessionService, DiagnosticsService and
+    Health stubs. Thread-safe (gRPC channels and stubs are)."""
+
+    def __init__(self, target, timeout=None):
+        # Generated modules are imported here, not at module import, so that
+        # importing graphd works (and says what is missing) without stubs.
+        from graphd.v1 import diagnostics_pb2_grpc, health_pb2_grpc, session_pb2_grpc
+
+        self.target = _channel.parse_target(target)
+        self.timeout = timeout
+        self.channel = _channel.make_channel(self.target)
+        self.session_stub = session_pb2_grpc.SessionServiceStub(self.channel)
+        self.diagnostics_stub = diagnostics_pb2_grpc.DiagnosticsServiceStub(self.channel)
+        self.health_stub = health_pb2_grpc.HealthStub(self.channel)
+        self._closed = False
+
+    def call(self, method, request, timeout=None, metadata=None):
+        """Invokes a stub method (e.g. ``conn.session_stub.Run``).
+
+        ``timeout`` (seconds) overrides the connection's default deadline.
+        Raises a graphd.errors.OpError subclass on any non-OK status.
+        """
+        if timeout is None:
+            timeout = self.timeout
+        try:
+            return method(request, timeout=timeout, metadata=metadata)
+        except grpc.RpcError as e:
+            raise errors.from_rpc_error(e) from None
+
+    def session(self, name, request, timeout=None):
+        """Calls SessionService.<name>."""
+        return self.call(getattr(self.session_stub, name), request, timeout)
+
+    def health(self, service="", timeout=None):
+        """Returns the serving status of ``service`` as a string ("SERVING",
+        "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN")."""
+        from graphd.v1 import health_pb2
+
+        request = health_pb2.HealthCheckRequest(service=service)
+        try:
+            response = self.call(self.health_stub.Check, request, timeout)
+        except errors.NotFoundError:
+            return "SERVICE_UNKNOWN"  # the health protocol's answer for unknown names
+        return _SERVING_STATUS.get(response.status, "UNKNOWN")
+
+    def close(self):
+        if not self._closed:
+            self._closed = True
+            self.channel.close()
+
+    @property
+    def closed(self):
+        return self._closed

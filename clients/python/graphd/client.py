@@ -1,0 +1,152 @@
+"""``graphd.connect``: a plain client holding one (empty-graph) server session."""
+
+import collections
+import sys
+import threading
+
+from graphd import _rpc
+
+Device = collections.namedtuple("Device", ["name", "device_type", "memory_limit",
+                                           "description"])
+ServerInfo = collections.namedtuple("ServerInfo", ["version", "active_sessions"])
+
+
+def devices_from_response(response):
+    return [Device(d.name, d.device_type, d.memory_limit, d.description)
+            for d in response.device]
+
+
+class Client:
+    """A connection to a graphd server with one open session.
+
+    Create it with :func:`graphd.connect`. ``timeout`` is the default per-RPC
+    deadline in seconds (None: no deadline). Use it as a context manager, or
+    call :meth:`close`, which closes the session and then the channel.
+    Thread-safe.
+    """
+
+    def __init__(self, target, timeout=None, device=""):
+        from graphd.v1 import session_pb2
+
+        self._closed = True  # until CreateSession succeeded
+        self._conn = _rpc.Connection(target, timeout=timeout)
+        self._lock = threading.Lock()
+        try:
+            request = session_pb2.CreateSessionRequest(
+                options=session_pb2.SessionOptions(device=device or ""))
+            response = self._conn.session("CreateSession", request)
+        except BaseException:
+            self._conn.close()
+            raise
+        self._session_handle = response.session_handle
+        self._closed = False
+
+    # -- properties --------------------------------------------------------
+    @property
+    def target(self):
+        return self._conn.target
+
+    @property
+    def session_handle(self):
+        return self._session_handle
+
+    @property
+    def connection(self):
+        """The underlying :class:`graphd._rpc.Connection` (raw stubs)."""
+        return self._conn
+
+    @property
+    def closed(self):
+        return self._closed
+
+    # -- calls -------------------------------------------------------------
+    def list_devices(self, timeout=None):
+        """Devices the server offers, as :class:`Device` namedtuples."""
+        from graphd.v1 import session_pb2
+
+        response = self._conn.session("ListDevices", session_pb2.ListDevicesRequest(),
+                                      timeout)
+        return devices_from_response(response)
+
+    def health(self, service="", timeout=None):
+        """Returns "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN"."""
+        return self._conn.health(service, timeout)
+
+    def server_info(self, timeout=None):
+        """The server's version and number of open sessions (:class:`ServerInfo`)."""
+        from graphd.v1 import diagnostics_pb2
+
+        response = self._conn.call(self._conn.diagnostics_stub.GetServerInfo,
+                                   diagnostics_pb2.GetServerInfoRequest(), timeout)
+        return ServerInfo(response.version, response.active_sessions)
+
+    def echo(self, payload=b"", timeout=None):
+        """DiagnosticsService.Echo: returns ``payload`` as the server sent it back."""
+        from graphd.v1 import diagnostics_pb2
+
+        response = self._conn.call(self._conn.diagnostics_stub.Echo,
+                                   diagnostics_pb2.EchoRequest(payload=payload), timeout)
+        return response.payload
+
+    def close(self, timeout=None):
+        """Closes the session, then the channel. Idempotent. A session the
+        server already dropped closes quietly; other CloseSession errors are
+        raised after the channel is closed."""
+        from graphd import errors
+        from graphd.v1 import session_pb2
+
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._conn.session("CloseSession", session_pb2.CloseSessionRequest(
+                session_handle=self._session_handle), timeout)
+        except errors.NotFoundError:
+            pass
+        finally:
+            self._conn.close()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, exc_type, exc_value, tb):
+        from graphd import errors
+        try:
+            self.close()
+        except errors.OpError:
+            if exc_type is None:
+                raise
+
+    def __del__(self):
+        if getattr(self, "_closed", True) or sys.is_finalizing():
+            return
+        try:
+            self.close(timeout=2.0)
+        except Exception:  # best effort: never raise from a finalizer
+            pass
+
+    def __repr__(self):
+        return "<graphd.Client target=%r session=%s%s>" % (
+            self.target, self._session_handle, " closed" if self._closed else "")
+
+
+def connect(target, timeout=None):
+    """Connects to a graphd server at ``target`` ("host:port" or
+    "grpc://host:port") and opens a session. ``timeout`` is the default
+    per-RPC deadline in seconds. Returns a :class:`Client`."""
+    return Client(target, timeout=timeout)
+
+
+def health(target, service="", timeout=5.0):
+    """One health check against ``target`` without opening a session.
+
+    Returns "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN"; raises
+    graphd.errors.UnavailableError (or DeadlineExceededError) when the server
+    cannot be reached.
+    """
+    conn = _rpc.Connection(target, timeout=timeout)
+    try:
+        return conn.health(service)
+    finally:
+        conn.close()

@@ -1,0 +1,142 @@
+"""Integration tests: start the real graphd binary and drive it with the
+Python client.
+
+The binary is build/bin/graphd (override with $GRAPHD_BIN). A missing binary
+fails the tests (run `make build`); it is never a skip.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+_CLIENT = os.path.join(REPO, "clients", "python")
+if _CLIENT not in sys.path:
+    sys.path.insert(0, _CLIENT)
+
+import graphd  # noqa: E402  (needs the path above)
+
+READY_TIMEOUT_S = 20.0
+
+
+def graphd_binary():
+    return os.environ.get("GRAPHD_BIN") or os.path.join(REPO, "build", "bin", "graphd")
+
+
+def _free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class ServerProcess:
+    """A running graphd process: ``target`` ("127.0.0.1:port"), ``proc``, ``log``."""
+
+    def __init__(self, proc, target, log_path, args):
+        self.proc = proc
+        self.target = target
+        self.log_path = log_path
+        self.args = args
+
+    def log(self, limit=20000):
+        try:
+            with open(self.log_path, "rb") as f:
+                data = f.read()
+        except OSError:
+            return ""
+        return data[-limit:].decode("utf-8", "replace")
+
+    def alive(self):
+        return self.proc.poll() is None
+
+    def stop(self, timeout=10.0):
+        """SIGTERM, then SIGKILL after ``timeout``; returns the exit status."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        return self.proc.returncode
+
+
+def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3):
+    """Starts graphd on a free loopback port with extra ``flags`` and waits
+    until health reports SERVING. Fails the test (with the server's output)
+    if it exits or does not become ready in time."""
+    binary = graphd_binary()
+    if not os.path.isfile(binary) or not os.access(binary, os.X_OK):
+        pytest.fail("graphd server binary not found at %s: run `make build` first "
+                    "(or set GRAPHD_BIN)" % binary, pytrace=False)
+    last = None
+    for attempt in range(attempts):
+        port = _free_port()
+        target = "127.0.0.1:%d" % port
+        args = [binary, "--listen", target, "--log-level", "info"] + [str(f) for f in flags]
+        log_path = os.path.join(str(log_dir), "graphd-%d-%d.log" % (port, attempt))
+        with open(log_path, "wb") as log:
+            proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
+                                    stdin=subprocess.DEVNULL)
+        server = ServerProcess(proc, target, log_path, args)
+        deadline = time.monotonic() + ready_timeout
+        while time.monotonic() < deadline and server.alive():
+            try:
+                if graphd.health(target, timeout=0.5) == "SERVING":
+                    return server
+            except graphd.errors.OpError:
+                pass
+            time.sleep(0.05)
+        if server.alive():
+            server.stop(timeout=2.0)
+            pytest.fail("graphd did not report SERVING within %.0f s: %s\n--- output ---\n%s"
+                        % (ready_timeout, " ".join(args), server.log()), pytrace=False)
+        last = server  # exited early (maybe the port was taken): retry on another port
+    pytest.fail("graphd exited during startup (status %s): %s\n--- output ---\n%s"
+                % (last.proc.returncode, " ".join(last.args), last.log()), pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory):
+    """One graphd shared by the tests that need no special flags."""
+    proc = start_graphd([], tmp_path_factory.mktemp("graphd"))
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def target(server):
+    """The shared server's address; fails the test if the server died in it."""
+    yield server.target
+    if not server.alive():
+        pytest.fail("graphd exited (status %s) during the test\n--- output ---\n%s"
+                    % (server.proc.returncode, server.log()), pytrace=False)
+
+
+@pytest.fixture
+def start_server(tmp_path):
+    """Factory: ``start_server("--max-sessions", "2")`` -> ServerProcess,
+    stopped at teardown."""
+    started = []
+
+    def start(*flags, ready_timeout=READY_TIMEOUT_S):
+        proc = start_graphd(list(flags), tmp_path, ready_timeout=ready_timeout)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        proc.stop()
+
+
+@pytest.fixture(autouse=True)
+def _fresh_default_graph():
+    import graphd.v1 as tf
+    tf.reset_default_graph()
+    yield
+    tf.reset_default_graph()
