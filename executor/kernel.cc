@@ -7,6 +7,13 @@ StatusOr<Tensor*> KernelContext::AllocateOutput(int i, const Shape& shape) {
   return &outputs_[i];
 }
 
+Status KernelContext::Error(const Status& status) const {
+  return errors::WithNode(
+      errors::Make(status.code(), absl::StrCat("node '", node_.name(), "' (", node_.op_name(),
+                                               "): ", status.message())),
+      node_.name());
+}
+
 Status KernelContext::Error(absl::string_view message) const {
   return errors::WithNode(errors::InvalidArgument(absl::StrCat(
                               "node '", node_.name(), "' (", node_.op_name(), "): ", message)),

@@ -35,6 +35,8 @@ class KernelContext {
 
   // InvalidArgument "node 'n' (Op): message", tagged with the node.
   Status Error(absl::string_view message) const;
+  // `status` with the same code, its message prefixed "node 'n' (Op): ", tagged.
+  Status Error(const Status& status) const;
 
  private:
   const Node& node_;

@@ -20,7 +20,7 @@ int WorkerThreads(const ServerOptions& o) {
 
 GraphdServer::GraphdServer(ServerOptions options)
     : options_(std::move(options)),
-      device_(std::make_unique<executor::cpu::CpuDevice>(options_.cpu_threads)),
+      device_(std::make_unique<executor::cpu::CpuDevice>()),
       pool_(std::make_unique<executor::ThreadPool>(WorkerThreads(options_))),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
                               .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},

@@ -64,16 +64,15 @@ class ActivationKernel : public OpKernel {
       if (act_ == Act::kSoftmax) {
         int axis = static_cast<int>(dims.size()) - 1;
         return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-            dnnl::softmax_forward::desc(inference, md, axis), Engine()));
+            dnnl::softmax_forward::desc(inference, md, axis), PrimitiveAttr(), Engine()));
       }
       auto alg = act_ == Act::kRelu      ? dnnl::algorithm::eltwise_relu
                  : act_ == Act::kSigmoid ? dnnl::algorithm::eltwise_logistic
                                          : dnnl::algorithm::eltwise_tanh;
       return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-          dnnl::eltwise_forward::desc(inference, alg, md, 0.f, 0.f), Engine()));
+          dnnl::eltwise_forward::desc(inference, alg, md, 0.f, 0.f), PrimitiveAttr(), Engine()));
     });
-    prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, y)}});
-    ThreadStream().wait();
+    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, y)}});
   }
 
   Act act_;

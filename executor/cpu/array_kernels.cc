@@ -35,7 +35,7 @@ Status ReshapeFn(KernelContext& ctx) {
     dims[unknown] = in.num_elements() / known;
   }
   auto out = in.Reshaped(Shape(dims));
-  if (!out.ok()) return ctx.Error(out.status().message());
+  if (!out.ok()) return ctx.Error(out.status());
   ctx.set_output(0, *std::move(out));
   return absl::OkStatus();
 }

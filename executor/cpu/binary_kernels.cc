@@ -11,7 +11,7 @@ void RegisterBinaryKernels(KernelRegistry& r) {
                  ASSIGN_OR_RETURN(BinaryOp op, BinaryOpFromName(node.op_name()));
                  return std::make_unique<FnKernel>([op](KernelContext& ctx) -> Status {
                    auto out = ComputeBinary(op, ctx.input(0), ctx.input(1));
-                   if (!out.ok()) return ctx.Error(out.status().message());
+                   if (!out.ok()) return ctx.Error(out.status());
                    ctx.set_output(0, *std::move(out));
                    return absl::OkStatus();
                  });

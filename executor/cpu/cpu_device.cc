@@ -1,6 +1,5 @@
 #include "executor/cpu/cpu_device.h"
 
-#include <omp.h>
 #include <unistd.h>
 
 #include <thread>
@@ -9,9 +8,28 @@
 #include "executor/cpu/kernels.h"
 
 namespace graphd::executor::cpu {
+namespace {
 
-CpuDevice::CpuDevice(int intra_op_threads) {
-  if (intra_op_threads > 0) omp_set_num_threads(intra_op_threads);
+// Keeps library exceptions (oneDNN throws dnnl::error, allocation bad_alloc) inside
+// the CPU backend: they become an Internal status naming the node.
+class GuardedKernel : public OpKernel {
+ public:
+  explicit GuardedKernel(std::unique_ptr<OpKernel> inner) : inner_(std::move(inner)) {}
+  Status Compute(KernelContext& ctx) override {
+    try {
+      return inner_->Compute(ctx);
+    } catch (const std::exception& e) {
+      return ctx.Error(errors::Internal(absl::StrCat("CPU kernel failed: ", e.what())));
+    }
+  }
+
+ private:
+  std::unique_ptr<OpKernel> inner_;
+};
+
+}  // namespace
+
+CpuDevice::CpuDevice() {
   long pages = sysconf(_SC_PHYS_PAGES), page_size = sysconf(_SC_PAGE_SIZE);
   const dnnl_version_t* v = dnnl_version();
   info_ = {.name = "/device:CPU:0",
@@ -35,7 +53,15 @@ StatusOr<std::unique_ptr<OpKernel>> CpuDevice::CreateKernel(const Node& node) co
                                            DTypeName(KernelRegistry::KeyDType(node)))),
         node.name());
   }
-  return (*factory)(node);
+  try {
+    ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, (*factory)(node));
+    return std::unique_ptr<OpKernel>(std::make_unique<GuardedKernel>(std::move(kernel)));
+  } catch (const std::exception& e) {
+    return errors::WithNode(errors::Internal(absl::StrCat("node '", node.name(),
+                                                          "': creating its CPU kernel failed: ",
+                                                          e.what())),
+                            node.name());
+  }
 }
 
 StatusOr<Tensor> CpuDevice::Allocate(DType dtype, const Shape& shape) const {

@@ -9,8 +9,7 @@ namespace graphd::executor::cpu {
 
 class CpuDevice : public Device {
  public:
-  // `intra_op_threads` caps oneDNN's threads (0 = its default).
-  explicit CpuDevice(int intra_op_threads = 0);
+  CpuDevice();
 
   const DeviceInfo& info() const override { return info_; }
   bool SupportsOp(const Node& node) const override;

@@ -1,5 +1,9 @@
 #include "executor/cpu/dnnl_util.h"
 
+#include <cstdlib>
+#include <memory>
+#include <new>
+
 namespace graphd::executor::cpu {
 
 dnnl::engine& Engine() {
@@ -27,6 +31,39 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
 
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t) {
   return dnnl::memory(desc, Engine(), t.raw_data());
+}
+
+const dnnl::primitive_attr& PrimitiveAttr() {
+  static const dnnl::primitive_attr* attr = [] {
+    auto* a = new dnnl::primitive_attr();
+    a->set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    return a;
+  }();
+  return *attr;
+}
+
+void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args) {
+  const dnnl_memory_desc_t* md =
+      dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  size_t size = md == nullptr ? 0 : dnnl_memory_desc_get_size(md);
+  if (size > 0) {
+    // Grown as needed, reused by every primitive this thread runs (runs are synchronous).
+    struct Free {
+      void operator()(void* p) const { std::free(p); }
+    };
+    thread_local std::unique_ptr<void, Free> scratchpad;
+    thread_local size_t capacity = 0;
+    if (capacity < size) {
+      size_t rounded = (size + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+      scratchpad.reset(std::aligned_alloc(kTensorAlignment, rounded));
+      if (scratchpad == nullptr) throw std::bad_alloc();
+      capacity = rounded;
+    }
+    args.emplace(DNNL_ARG_SCRATCHPAD,
+                 dnnl::memory(dnnl::memory::desc(*md), Engine(), scratchpad.get()));
+  }
+  prim.execute(ThreadStream(), args);
+  ThreadStream().wait();
 }
 
 }  // namespace graphd::executor::cpu

@@ -4,6 +4,7 @@
 #define GRAPHD_EXECUTOR_CPU_DNNL_UTIL_H_
 
 #include <list>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -22,6 +23,14 @@ dnnl::memory::dims DnnlDims(const Shape& shape);
 // Dense row-major f32 descriptor.
 dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims);
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t);
+
+// Attributes for every primitive graphd creates: a user-managed scratchpad. With the
+// library's default (shared) scratchpad, one primitive run from several threads at
+// once (concurrent runs of a plan) corrupts its results.
+const dnnl::primitive_attr& PrimitiveAttr();
+// Runs `prim` (made with PrimitiveAttr) on the calling thread's stream with a
+// scratchpad owned by the calling thread, and waits for it.
+void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args);
 
 // Primitives keyed by input dims, created on first use of a shape and reused after.
 // Bounded: the least recently used entry goes when `capacity` is reached.

@@ -101,12 +101,11 @@ void DnnlBinary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   key.push_back(static_cast<int64_t>(op));
   dnnl::binary prim = cache->Get(key, [&] {
     dnnl::binary::desc desc(DnnlAlgorithm(op), PlainDesc(da), PlainDesc(db), PlainDesc(da));
-    return dnnl::binary(dnnl::binary::primitive_desc(desc, Engine()));
+    return dnnl::binary(dnnl::binary::primitive_desc(desc, PrimitiveAttr(), Engine()));
   });
-  prim.execute(ThreadStream(), {{DNNL_ARG_SRC_0, Wrap(PlainDesc(da), a)},
-                                {DNNL_ARG_SRC_1, Wrap(PlainDesc(db), b)},
-                                {DNNL_ARG_DST, Wrap(PlainDesc(da), out)}});
-  ThreadStream().wait();
+  RunPrimitive(prim, {{DNNL_ARG_SRC_0, Wrap(PlainDesc(da), a)},
+                      {DNNL_ARG_SRC_1, Wrap(PlainDesc(db), b)},
+                      {DNNL_ARG_DST, Wrap(PlainDesc(da), out)}});
 }
 
 }  // namespace

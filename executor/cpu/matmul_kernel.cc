@@ -55,12 +55,12 @@ class MatMulKernel : public OpKernel {
     dnnl::memory::desc bd({k, n}, dt::f32, tb_ ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
     dnnl::memory::desc od({m, n}, dt::f32, dnnl::memory::dims{n, 1});
     dnnl::matmul prim = cache_.Get({m, k, n}, [&] {
-      return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, od), Engine()));
+      return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, od),
+                                                       PrimitiveAttr(), Engine()));
     });
-    prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Wrap(ad, a)},
-                                  {DNNL_ARG_WEIGHTS, Wrap(bd, b)},
-                                  {DNNL_ARG_DST, Wrap(od, out)}});
-    ThreadStream().wait();
+    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(ad, a)},
+                        {DNNL_ARG_WEIGHTS, Wrap(bd, b)},
+                        {DNNL_ARG_DST, Wrap(od, out)}});
   }
 
   bool ta_, tb_;

@@ -28,12 +28,14 @@ class ReductionKernel : public OpKernel {
       reduced[a < 0 ? a + rank : a] = true;
     }
     std::vector<int64_t> kept_dims, out_dims;  // kept_dims: reduced dims as 1
+    bool shrinks = false;  // oneDNN rejects a reduction whose dst dims equal its src dims
     for (int i = 0; i < rank; ++i) {
       kept_dims.push_back(reduced[i] ? 1 : x.shape().dim(i));
       if (!reduced[i]) out_dims.push_back(x.shape().dim(i));
+      shrinks |= kept_dims.back() != x.shape().dim(i);
     }
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(keep_ ? kept_dims : out_dims)));
-    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements) {
+    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && shrinks) {
       RunDnnl(x, kept_dims, *out);
       return absl::OkStatus();
     }
@@ -53,8 +55,11 @@ class ReductionKernel : public OpKernel {
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
     int rank = x.shape().rank();
     int64_t n_out = out.num_elements();
-    std::vector<Acc> acc(n_out, kind_ == Reduce::kMax ? static_cast<Acc>(std::numeric_limits<T>::lowest())
-                                                      : Acc{0});
+    // The identity of max is -inf for floats (lowest() for integers), as in TensorFlow.
+    Acc max_identity = std::numeric_limits<T>::has_infinity
+                           ? -static_cast<Acc>(std::numeric_limits<T>::infinity())
+                           : static_cast<Acc>(std::numeric_limits<T>::lowest());
+    std::vector<Acc> acc(n_out, kind_ == Reduce::kMax ? max_identity : Acc{0});
     // Output strides over the input's index space (0 on reduced dims).
     std::vector<int64_t> ostride(rank, 0);
     int64_t s = 1;
@@ -78,8 +83,13 @@ class ReductionKernel : public OpKernel {
     int64_t count = n_out == 0 ? 0 : n / std::max<int64_t>(n_out, 1);
     T* po = out.data<T>();
     for (int64_t i = 0; i < n_out; ++i) {
-      po[i] = static_cast<T>(kind_ == Reduce::kMean && count > 0 ? acc[i] / static_cast<Acc>(count)
-                                                                 : acc[i]);
+      if (kind_ != Reduce::kMean) {
+        po[i] = static_cast<T>(acc[i]);
+      } else if (count > 0) {
+        po[i] = static_cast<T>(acc[i] / static_cast<Acc>(count));
+      } else {  // the mean of nothing: NaN for floats, 0 for integers
+        po[i] = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T{};
+      }
     }
   }
 
@@ -92,11 +102,11 @@ class ReductionKernel : public OpKernel {
                                         : dnnl::algorithm::reduction_max;
     dnnl::reduction prim = cache_.Get(src, [&] {
       return dnnl::reduction(dnnl::reduction::primitive_desc(
-          dnnl::reduction::desc(alg, PlainDesc(src), PlainDesc(dst), 0.f, 0.f), Engine()));
+          dnnl::reduction::desc(alg, PlainDesc(src), PlainDesc(dst), 0.f, 0.f), PrimitiveAttr(),
+          Engine()));
     });
-    prim.execute(ThreadStream(), {{DNNL_ARG_SRC, Wrap(PlainDesc(src), x)},
-                                  {DNNL_ARG_DST, Wrap(PlainDesc(dst), out)}});
-    ThreadStream().wait();
+    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(PlainDesc(src), x)},
+                        {DNNL_ARG_DST, Wrap(PlainDesc(dst), out)}});
   }
 
   Reduce kind_;

@@ -30,14 +30,16 @@ StatusOr<std::vector<Tensor>> Execute(const Plan& plan, std::vector<Tensor> feed
     slots[plan.feed_slots()[i]] = std::move(feeds[i]);
   }
   static const Tensor kEmpty;
+  static const CancellationToken kNeverCancelled;
+  const CancellationToken& token = ctx.cancellation ? *ctx.cancellation : kNeverCancelled;
   std::vector<const Tensor*> inputs;
   std::vector<Tensor> outputs;
   for (const Plan::Step& step : plan.steps()) {
-    RETURN_IF_ERROR(ctx.cancellation->Check());
+    RETURN_IF_ERROR(token.Check());
     inputs.clear();
     for (int s : step.input_slots) inputs.push_back(s == Plan::kNoSlot ? &kEmpty : &slots[s]);
     outputs.assign(step.output_slots.size(), Tensor());
-    KernelContext kctx(*step.node, inputs, outputs, ctx.variables, ctx.cancellation);
+    KernelContext kctx(*step.node, inputs, outputs, ctx.variables, &token);
     Status status = step.kernel->Compute(kctx);
     if (!status.ok()) return errors::WithNode(std::move(status), step.node->name());
     for (size_t o = 0; o < outputs.size(); ++o) {

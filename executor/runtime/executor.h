@@ -10,7 +10,9 @@
 namespace graphd::executor {
 
 struct RunContext {
+  // The session's variables; required when the plan reads or assigns variables.
   VariableStore* variables = nullptr;
+  // nullptr: the run cannot be cancelled and has no deadline.
   const CancellationToken* cancellation = nullptr;
 };
 

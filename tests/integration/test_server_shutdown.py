@@ -80,8 +80,7 @@ def test_sigterm_drains_in_flight_run(start_server):
     assert status == 0, "graphd exited with %s\n%s" % (status, server.log())
     assert exited_at - sent_at < DRAIN_SECONDS + 2
     assert "NOT_SERVING" in states, "readiness never reported NOT_SERVING: %s" % states
-    if "value" in outcome:  # the run completed: it must be right
-        np.testing.assert_allclose(outcome["value"], expected, rtol=1e-6)
-    else:
-        assert isinstance(outcome.get("error"), graphd.errors.OpError), outcome
+    # A ~3 s run with 30 s of drain time must complete, and be right.
+    assert "value" in outcome, "the in-flight run did not complete: %r" % outcome.get("error")
+    np.testing.assert_allclose(outcome["value"], expected, rtol=1e-6)
     assert outcome["finished_at"] <= exited_at + 0.5

@@ -1,0 +1,334 @@
+// The planner and executor: variables, feed validation, cancellation, plan building
+// errors, and the worker thread pool.
+#include "executor/runtime/executor.h"
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "core/ops/all_ops.h"
+#include "executor/cpu/kernels_test_util.h"
+#include "executor/runtime/thread_pool.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace graphd::executor::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+PartialShape P(std::vector<int64_t> dims) { return PartialShape(std::move(dims)); }
+
+// v: float32[2] variable;  init = Assign(v, [1, 2]);  read = Identity(v);
+// add = AssignAdd(v, [10, 20]);  sub = AssignSub(v, [0.5, 0.5]);  twice = v * 2.
+class VariableTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    v_ = g_.AddNode({.name = "v",
+                     .op = "VariableV2",
+                     .attrs = {{"dtype", DType::kFloat32}, {"shape", P({2})}}})
+             .value();
+    Const("init_value", {1, 2});
+    Const("delta", {10, 20});
+    Const("half", {0.5, 0.5});
+    Const("two", {2, 2});
+    Add("init", "Assign", {v_, g_.FindNode("init_value")});
+    Add("read", "Identity", {v_});
+    Add("add", "AssignAdd", {v_, g_.FindNode("delta")});
+    Add("sub", "AssignSub", {v_, g_.FindNode("half")});
+    Add("twice", "Mul", {v_, g_.FindNode("two")});
+  }
+  void Const(const std::string& name, std::vector<float> values) {
+    Tensor t = Tensor::FromVector<float>(Shape({2}), values).value();
+    ASSERT_TRUE(g_.AddNode({.name = name, .op = "Const", .attrs = {{"value", t}}}).ok());
+  }
+  void Add(const std::string& name, const std::string& op, std::vector<const Node*> inputs) {
+    NodeSpec spec{.name = name, .op = op};
+    for (const Node* n : inputs) spec.inputs.push_back({n, 0});
+    auto n = g_.AddNode(std::move(spec));
+    ASSERT_TRUE(n.ok()) << n.status();
+  }
+  StatusOr<std::vector<Tensor>> Run(std::vector<std::string> fetches,
+                                    std::vector<std::string> targets = {}) {
+    return RunGraph(g_, {}, fetches, targets, &vars_);
+  }
+
+  Graph g_;
+  const Node* v_ = nullptr;
+  VariableStore vars_;
+};
+
+TEST_F(VariableTest, ReadUninitialized) {
+  for (const char* fetch : {"read", "v", "twice"}) {
+    auto r = Run({fetch});
+    ASSERT_FALSE(r.ok()) << fetch;
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+    EXPECT_THAT(r.status().message(), HasSubstr("uninitialized value v"));
+    EXPECT_EQ(errors::NodeOf(r.status()), "v");
+  }
+  auto add = Run({"add"});
+  ASSERT_FALSE(add.ok());
+  EXPECT_EQ(add.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(add.status().message(), HasSubstr("v"));
+}
+
+TEST_F(VariableTest, AssignThenRead) {
+  auto init = Run({"init"});
+  ASSERT_TRUE(init.ok()) << init.status();
+  ExpectClose((*init)[0], {1, 2});
+  auto read = Run({"read", "v", "twice"});
+  ASSERT_TRUE(read.ok()) << read.status();
+  ExpectClose((*read)[0], {1, 2});
+  ExpectClose((*read)[1], {1, 2});
+  ExpectClose((*read)[2], {2, 4});
+  // A target run updates the variable without fetching.
+  ASSERT_TRUE(Run({}, {"add"}).ok());
+  ExpectClose((*Run({"read"}))[0], {11, 22});
+}
+
+TEST_F(VariableTest, AssignAddAndSub) {
+  ASSERT_TRUE(Run({}, {"init"}).ok());
+  auto add = Run({"add"});
+  ASSERT_TRUE(add.ok()) << add.status();
+  ExpectClose((*add)[0], {11, 22});
+  add = Run({"add"});
+  ASSERT_TRUE(add.ok());
+  ExpectClose((*add)[0], {21, 42});
+  auto sub = Run({"sub"});
+  ASSERT_TRUE(sub.ok()) << sub.status();
+  ExpectClose((*sub)[0], {20.5, 41.5});
+  ExpectClose(vars_.Read("v").value(), {20.5, 41.5});
+  // Re-initialising resets the value.
+  ASSERT_TRUE(Run({}, {"init"}).ok());
+  ExpectClose((*Run({"read"}))[0], {1, 2});
+}
+
+TEST_F(VariableTest, VariablesAreIsolatedPerStore) {
+  ASSERT_TRUE(Run({}, {"init"}).ok());
+  VariableStore other;
+  auto r = RunGraph(g_, {}, {"read"}, {}, &other);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+class FeedTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const Node* x = AddPlaceholder(g_, "x", DType::kFloat32, P({-1, 3}));
+    ASSERT_TRUE(g_.AddNode({.name = "r", .op = "Relu", .inputs = {{x, 0}}}).ok());
+    auto spec =
+        compiler::Prune(g_, std::vector<std::string>{"x"}, std::vector<std::string>{"r"}, {});
+    ASSERT_TRUE(spec.ok());
+    auto plan = Plan::Build(*spec, Device());
+    ASSERT_TRUE(plan.ok()) << plan.status();
+    plan_ = *std::move(plan);
+  }
+  StatusOr<std::vector<Tensor>> Exec(std::vector<Tensor> feeds, const CancellationToken& token) {
+    return Execute(*plan_, std::move(feeds), {.variables = &vars_, .cancellation = &token});
+  }
+
+  Graph g_;
+  std::unique_ptr<const Plan> plan_;
+  VariableStore vars_;
+  CancellationToken token_;
+};
+
+TEST_F(FeedTest, ValidFeedRuns) {
+  auto out = Exec({Make<float>(Shape({2, 3}), {-1, 2, -3, 4, -5, 6})}, token_);
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  ExpectClose((*out)[0], {0, 2, 0, 4, 0, 6});
+  EXPECT_EQ(plan_->feed_types()[0].dtype, DType::kFloat32);
+  EXPECT_EQ(plan_->steps().size(), 1u);
+}
+
+TEST_F(FeedTest, WrongDType) {
+  auto out = Exec({Make<int32_t>(Shape({1, 3}), {1, 2, 3})}, token_);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("feed 'x' must be float32, got int32"));
+  EXPECT_EQ(errors::NodeOf(out.status()), "x");
+}
+
+TEST_F(FeedTest, IncompatibleShape) {
+  auto out = Exec({Make<float>(Shape({3, 2}), {1, 2, 3, 4, 5, 6})}, token_);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("feed 'x' must have shape [?,3], got [3,2]"));
+  EXPECT_EQ(errors::NodeOf(out.status()), "x");
+  auto rank = Exec({Make<float>(Shape({3}), {1, 2, 3})}, token_);
+  ASSERT_FALSE(rank.ok());
+  EXPECT_EQ(rank.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(FeedTest, WrongFeedCount) {
+  auto out = Exec({}, token_);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(out.status().message(), HasSubstr("expected 1 feeds, got 0"));
+}
+
+TEST(ValidateFeedTest, Direct) {
+  TensorType type{DType::kInt64, PartialShape()};
+  EXPECT_TRUE(
+      ValidateFeed("a:0", type, Make<int64_t>(Shape({2, 2, 2}), std::vector<int64_t>(8))).ok());
+  Status s = ValidateFeed("a:0", type, Tensor::Scalar<float>(1));
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), HasSubstr("feed 'a:0'"));
+}
+
+TEST_F(FeedTest, DeadlinePassed) {
+  CancellationToken token(CancellationToken::Clock::now() - std::chrono::seconds(1));
+  auto out = Exec({Make<float>(Shape({1, 3}), {1, 2, 3})}, token);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded);
+}
+
+TEST_F(FeedTest, Cancelled) {
+  CancellationToken token;
+  token.Cancel();
+  auto out = Exec({Make<float>(Shape({1, 3}), {1, 2, 3})}, token);
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kCancelled);
+}
+
+TEST(CancellationTokenTest, DeadlinesOnlyTighten) {
+  CancellationToken token;
+  EXPECT_TRUE(token.Check().ok());
+  auto far = CancellationToken::Clock::now() + std::chrono::hours(1);
+  token.TightenDeadline(far);
+  EXPECT_EQ(token.deadline(), far);
+  token.TightenDeadline(far + std::chrono::hours(1));
+  EXPECT_EQ(token.deadline(), far);
+  EXPECT_TRUE(token.Check().ok());
+  token.TightenDeadline(CancellationToken::Clock::now() - std::chrono::milliseconds(1));
+  EXPECT_EQ(token.Check().code(), absl::StatusCode::kDeadlineExceeded);
+  token.Cancel();
+  EXPECT_EQ(token.Check().code(), absl::StatusCode::kCancelled);
+}
+
+TEST(PlanTest, MissingKernelIsUnimplemented) {
+  OpRegistry ops;
+  RegisterAllOps(ops);
+  ops.Register({.name = "Mystery", .num_inputs = 1, .infer = [](InferenceContext& c) {
+                  c.AddOutput(c.input(0).dtype, c.input(0).shape);
+                  return absl::OkStatus();
+                }});
+  Graph g(ops);
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, P({2}));
+  ASSERT_TRUE(g.AddNode({.name = "m", .op = "Mystery", .inputs = {{x, 0}}}).ok());
+  EXPECT_FALSE(Device().SupportsOp(*g.FindNode("m")));
+  EXPECT_TRUE(Device().SupportsOp(*x));
+  auto r = RunGraph(g, {{"x", Make<float>(Shape({2}), {1, 2})}}, {"m"});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(r.status().message(), HasSubstr("no CPU kernel for op 'Mystery'"));
+  EXPECT_EQ(errors::NodeOf(r.status()), "m");
+}
+
+TEST(PlanTest, FetchFedTensorAndSharedInputs) {
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kInt32, P({3}));
+  ASSERT_TRUE(g.AddNode({.name = "sq", .op = "Mul", .inputs = {{x, 0}, {x, 0}}}).ok());
+  ASSERT_TRUE(
+      g.AddNode({.name = "s", .op = "Add", .inputs = {{g.FindNode("sq"), 0}, {x, 0}}}).ok());
+  auto out = RunGraph(g, {{"x", Make<int32_t>(Shape({3}), {1, 2, 3})}}, {"s", "x", "sq", "s"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 4u);
+  ExpectClose((*out)[0], {2, 6, 12});
+  ExpectClose((*out)[1], {1, 2, 3});
+  ExpectClose((*out)[2], {1, 4, 9});
+  ExpectClose((*out)[3], {2, 6, 12});
+}
+
+TEST(PlanTest, OnePlanRunsConcurrently) {
+  // Softmax(Relu(x @ w + b)) summed per row, on the oneDNN paths, from several threads.
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, P({-1, 64}));
+  const Node* w = AddPlaceholder(g, "w", DType::kFloat32, P({64, 256}));
+  const Node* b = AddPlaceholder(g, "b", DType::kFloat32, P({256}));
+  const Node* mm = g.AddNode({.name = "mm", .op = "MatMul", .inputs = {{x, 0}, {w, 0}}}).value();
+  const Node* add = g.AddNode({.name = "add", .op = "Add", .inputs = {{mm, 0}, {b, 0}}}).value();
+  const Node* relu = g.AddNode({.name = "relu", .op = "Relu", .inputs = {{add, 0}}}).value();
+  const Node* sm = g.AddNode({.name = "sm", .op = "Softmax", .inputs = {{relu, 0}}}).value();
+  ASSERT_TRUE(
+      g.AddNode({.name = "sum", .op = "Sum", .inputs = {{sm, 0}}, .attrs = {{"axis", IntList{1}}}})
+          .ok());
+  auto spec = compiler::Prune(g, std::vector<std::string>{"x", "w", "b"},
+                              std::vector<std::string>{"relu", "sum"}, {});
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto plan = Plan::Build(*spec, Device());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::mt19937 rng(9);
+  std::vector<Tensor> feeds = {Random<float>(Shape({96, 64}), rng),
+                               Random<float>(Shape({64, 256}), rng),
+                               Random<float>(Shape({256}), rng)};
+  CancellationToken token;
+  VariableStore vars;
+  auto reference = Execute(**plan, feeds, {.variables = &vars, .cancellation = &token});
+  ASSERT_TRUE(reference.ok()) << reference.status();
+  ExpectClose((*reference)[1], std::vector<double>(96, 1.0), 0, 1e-5);
+  std::vector<double> want = ToDouble((*reference)[0]);
+  std::atomic<int> mismatches{0};
+  {
+    ThreadPool pool(4);
+    for (int i = 0; i < 32; ++i) {
+      pool.Schedule([&] {
+        auto out = Execute(**plan, feeds, {.variables = &vars, .cancellation = &token});
+        if (!out.ok()) {
+          mismatches.fetch_add(1);
+          return;
+        }
+        std::vector<double> got = ToDouble((*out)[0]);
+        bool same = got.size() == want.size();
+        for (size_t j = 0; same && j < got.size(); ++j) same = std::abs(got[j] - want[j]) <= 1e-5;
+        if (!same) mismatches.fetch_add(1);
+      });
+    }
+  }
+  EXPECT_EQ(mismatches.load(), 0);
+}
+
+TEST(ThreadPoolTest, RunsAllScheduledWork) {
+  std::atomic<int> done{0};
+  {
+    ThreadPool pool(4);
+    EXPECT_EQ(pool.num_threads(), 4);
+    for (int i = 0; i < 1000; ++i) pool.Schedule([&] { done.fetch_add(1); });
+  }  // the destructor waits for queued work
+  EXPECT_EQ(done.load(), 1000);
+}
+
+TEST(ThreadPoolTest, WorkRunsOnOtherThreadsConcurrently) {
+  // Declared before the pools so that the pools (and their work) finish first.
+  absl::Notification first_started, release, second_ran, ran;
+  std::atomic<int> done{0};
+  {
+    ThreadPool pool(2);
+    pool.Schedule([&] {
+      first_started.Notify();
+      release.WaitForNotification();
+      done.fetch_add(1);
+    });
+    EXPECT_TRUE(first_started.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    // The second worker runs this while the first is blocked.
+    pool.Schedule([&] {
+      second_ran.Notify();
+      done.fetch_add(1);
+    });
+    EXPECT_TRUE(second_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    release.Notify();
+  }
+  EXPECT_EQ(done.load(), 2);
+  {
+    ThreadPool one(0);
+    EXPECT_EQ(one.num_threads(), 1);
+    one.Schedule([&] { ran.Notify(); });
+    EXPECT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  }
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
