@@ -47,6 +47,17 @@ class Connection:
         """Calls SessionService.<name>."""
         return self.call(getattr(self.session_stub, name), request, timeout)
 
+    def close_session(self, handle, timeout=None):
+        """Closes server session ``handle``; one the server already dropped
+        (closed or expired: NotFound) counts as closed."""
+        from graphd.v1 import session_pb2
+
+        try:
+            self.session("CloseSession",
+                         session_pb2.CloseSessionRequest(session_handle=handle), timeout)
+        except errors.NotFoundError:
+            pass
+
     def health(self, service="", timeout=None):
         """Returns the serving status of ``service`` as a string ("SERVING",
         "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN")."""

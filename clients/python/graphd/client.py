@@ -92,18 +92,12 @@ class Client:
         """Closes the session, then the channel. Idempotent. A session the
         server already dropped closes quietly; other CloseSession errors are
         raised after the channel is closed."""
-        from graphd import errors
-        from graphd.v1 import session_pb2
-
         with self._lock:
             if self._closed:
                 return
             self._closed = True
         try:
-            self._conn.session("CloseSession", session_pb2.CloseSessionRequest(
-                session_handle=self._session_handle), timeout)
-        except errors.NotFoundError:
-            pass
+            self._conn.close_session(self._session_handle, timeout)
         finally:
             self._conn.close()
 

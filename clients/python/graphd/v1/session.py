@@ -234,11 +234,7 @@ class Session:
                         session_handle=self._handle, handle=handle), timeout)
                 except errors.OpError:
                     pass
-            try:
-                self._conn.session("CloseSession", pb.CloseSessionRequest(
-                    session_handle=self._handle), timeout)
-            except errors.NotFoundError:
-                pass
+            self._conn.close_session(self._handle, timeout)
         finally:
             self._conn.close()
 
