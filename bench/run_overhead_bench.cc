@@ -82,6 +82,7 @@ int main(int argc, char** argv) {
   app.add_option("--server", server, "graphd binary")->capture_default_str();
   app.add_option("--calls", calls, "Measured calls per case")->capture_default_str();
   app.add_option("--csv", csv, "CSV output path")->capture_default_str();
+  app.get_option("--calls")->check(CLI::Range(1, 10000000));
   CLI11_PARSE(app, argc, argv);
 
   auto proc = ServerProcess::Start(server, {});

@@ -70,7 +70,9 @@ bool PartialShape::IsCompatibleWith(const Shape& shape) const {
 int64_t PartialShape::num_elements() const {
   if (!fully_defined()) return kUnknownDim;
   int64_t n = 1;
-  for (int64_t d : dims_) n *= d;
+  for (int64_t d : dims_) {
+    if (MulOverflows(n, d, &n)) return kUnknownDim;
+  }
   return n;
 }
 

@@ -57,7 +57,7 @@ class PartialShape {
   Shape ToShape() const { return Shape(dims_); }
   // True when `shape` is one of the shapes this partial shape stands for.
   bool IsCompatibleWith(const Shape& shape) const;
-  // Known element count, or kUnknownDim.
+  // Known element count, or kUnknownDim (also when it would overflow int64).
   int64_t num_elements() const;
   std::string ToString() const;  // "<unknown>", "[?,3]"
 

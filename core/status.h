@@ -8,12 +8,14 @@
 #include <source_location>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/str_join.h"
+#include "core/source.h"
 
 namespace graphd {
 
@@ -23,6 +25,17 @@ using absl::StatusOr;
 // Payload keys (type URLs) carried by errors across module boundaries.
 inline constexpr absl::string_view kNodePayload = "graphd/node";
 inline constexpr absl::string_view kOriginPayload = "graphd/origin";
+inline constexpr absl::string_view kLocationPayload = "graphd/location";
+inline constexpr absl::string_view kPythonClassPayload = "graphd/python-class";
+
+// A place in the user's source, as shown in a traceback.
+struct UserLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string source_line;
+  bool operator==(const UserLocation&) const = default;
+};
 
 namespace errors {
 
@@ -55,6 +68,17 @@ Status WithNode(Status status, absl::string_view node);
 std::optional<std::string> NodeOf(const Status& status);
 // "file.cc:123" where the error was made, if recorded.
 std::optional<std::string> OriginOf(const Status& status);
+
+// Appends the user-source location of `range` to `status` (if not OK and `range` is
+// valid). Errors collect one location per frame as they propagate outwards, so the
+// first is the innermost (where the error happened).
+Status WithLocation(Status status, const SourceRange& range);
+std::vector<UserLocation> LocationsOf(const Status& status);
+
+// Marks `status` as a Python exception of class `cls` ("ValueError", "SyntaxError",
+// ...) raised by user code, unless it already names one.
+Status WithPythonClass(Status status, absl::string_view cls);
+std::optional<std::string> PythonClassOf(const Status& status);
 
 }  // namespace errors
 }  // namespace graphd

@@ -1,22 +1,26 @@
 #include "core/tensor.h"
 
+#include <atomic>
 #include <cstdlib>
 #include <new>
 
 namespace graphd {
 namespace {
-// Refuse single buffers past this size up front rather than letting the allocator fail.
-constexpr int64_t kMaxBufferBytes = int64_t{1} << 40;
+std::atomic<int64_t> max_tensor_bytes{int64_t{1} << 40};
 }  // namespace
+
+void SetMaxTensorBytes(int64_t bytes) { max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
+int64_t MaxTensorBytes() { return max_tensor_bytes.load(std::memory_order_relaxed); }
 
 StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype, int64_t num_elements) {
   size_t elem = DTypeSize(dtype);
   if (elem == 0) return errors::InvalidArgument("cannot allocate a tensor of dtype invalid");
   int64_t bytes;
   if (num_elements < 0 || __builtin_mul_overflow(num_elements, static_cast<int64_t>(elem), &bytes) ||
-      bytes > kMaxBufferBytes) {
-    return errors::ResourceExhausted(
-        absl::StrCat("tensor of ", num_elements, " ", DTypeName(dtype), " elements is too large"));
+      bytes > MaxTensorBytes()) {
+    return errors::ResourceExhausted(absl::StrCat(
+        "a tensor of ", num_elements, " ", DTypeName(dtype), " elements exceeds the limit of ",
+        MaxTensorBytes(), " bytes per tensor"));
   }
   size_t rounded = (static_cast<size_t>(bytes) + kTensorAlignment - 1) / kTensorAlignment *
                    kTensorAlignment;

@@ -20,6 +20,11 @@ namespace graphd {
 
 inline constexpr size_t kTensorAlignment = 64;
 
+// The largest single tensor buffer the process allocates (a server flag). Requests
+// beyond it fail with ResourceExhausted before allocating. Thread-safe.
+void SetMaxTensorBytes(int64_t bytes);
+int64_t MaxTensorBytes();
+
 // Owns `bytes` of aligned storage. For string tensors it also constructs and destroys
 // the std::string elements.
 class Buffer {

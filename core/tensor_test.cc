@@ -65,12 +65,24 @@ TEST(TensorTest, AllocateRejectsInvalidDTypeAndNegativeDims) {
   EXPECT_EQ(neg.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST(TensorTest, MaxTensorBytesIsEnforcedBeforeAllocating) {
+  const int64_t saved = MaxTensorBytes();
+  SetMaxTensorBytes(4096);
+  EXPECT_TRUE(Tensor::Allocate(DType::kFloat32, Shape({1024})).ok());  // exactly 4096 bytes
+  auto over = Tensor::Allocate(DType::kFloat32, Shape({1025}));
+  ASSERT_FALSE(over.ok());
+  EXPECT_EQ(over.status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(over.status().message(), HasSubstr("4096 bytes"));
+  SetMaxTensorBytes(saved);
+  EXPECT_TRUE(Tensor::Allocate(DType::kFloat32, Shape({1025})).ok());
+}
+
 TEST(TensorTest, AllocateHugeFailsCleanly) {
   // 2^50 floats: the element count fits in int64 but the bytes exceed the limit.
   auto huge = Tensor::Allocate(DType::kFloat32, Shape({int64_t{1} << 25, int64_t{1} << 25}));
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().code(), absl::StatusCode::kResourceExhausted);
-  EXPECT_THAT(huge.status().message(), HasSubstr("too large"));
+  EXPECT_THAT(huge.status().message(), HasSubstr("exceeds the limit"));
   // Element count times element size overflows int64.
   auto overflow = Tensor::Allocate(DType::kFloat64, Shape({int64_t{1} << 61}));
   ASSERT_FALSE(overflow.ok());

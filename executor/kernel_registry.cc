@@ -12,6 +12,11 @@ void KernelRegistry::Register(std::string op, std::string device_type,
   for (DType d : dtypes) Register(op, device_type, d, factory);
 }
 
+void KernelRegistry::Register(std::string op, std::string device_type,
+                              std::span<const DType> dtypes, const KernelFactory& factory) {
+  for (DType d : dtypes) Register(op, device_type, d, factory);
+}
+
 DType KernelRegistry::KeyDType(const Node& node) {
   if (node.num_outputs() > 0) return node.output(0).dtype;
   if (!node.inputs().empty()) return node.inputs()[0].node->output(node.inputs()[0].index).dtype;

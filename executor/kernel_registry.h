@@ -1,7 +1,9 @@
 // Kernels registered per (op, device type, dtype) by explicit calls from each backend
 // (e.g. cpu::RegisterCpuKernels). The dtype key is the node's first output dtype, or
-// the first input's when the node has no outputs; DType::kInvalid registers a kernel
-// for every dtype of the op. Thread safety: register before use, then read-only.
+// the first input's when the node has no outputs. DType::kInvalid registers a kernel
+// for every dtype, and is only for kernels that move data without computing on it
+// (Identity, Const, Reshape, ...), so that SupportsOp tells the truth.
+// Thread safety: register before use, then read-only.
 #ifndef GRAPHD_EXECUTOR_KERNEL_REGISTRY_H_
 #define GRAPHD_EXECUTOR_KERNEL_REGISTRY_H_
 
@@ -9,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <span>
 #include <tuple>
 
 #include "executor/kernel.h"
@@ -22,6 +25,8 @@ class KernelRegistry {
   void Register(std::string op, std::string device_type, DType dtype, KernelFactory factory);
   // Convenience: the same factory for several dtypes.
   void Register(std::string op, std::string device_type, std::initializer_list<DType> dtypes,
+                const KernelFactory& factory);
+  void Register(std::string op, std::string device_type, std::span<const DType> dtypes,
                 const KernelFactory& factory);
   // nullptr when no kernel fits the node on that device.
   const KernelFactory* Find(const Node& node, absl::string_view device_type) const;

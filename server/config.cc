@@ -41,15 +41,16 @@ StatusOr<v1::ServerConfig> LoadConfigFile(const std::string& path) {
 // variable) was not given.
 void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   auto unset = [&](const char* flag) { return app.get_option(flag)->count() == 0; };
-  if (!c.listen().empty() && unset("--listen")) o.listen = c.listen();
-  if (!c.log_level().empty() && unset("--log-level")) o.log_level = c.log_level();
-  if (c.max_sessions() != 0 && unset("--max-sessions")) o.max_sessions = c.max_sessions();
-  if (c.session_idle_timeout_seconds() != 0 && unset("--session-idle-timeout")) {
+  if (c.has_listen() && unset("--listen")) o.listen = c.listen();
+  if (c.has_log_level() && unset("--log-level")) o.log_level = c.log_level();
+  if (c.has_max_sessions() && unset("--max-sessions")) o.max_sessions = c.max_sessions();
+  if (c.has_session_idle_timeout_seconds() && unset("--session-idle-timeout")) {
     o.session_idle_timeout_seconds = c.session_idle_timeout_seconds();
   }
-  if (c.max_message_bytes() != 0 && unset("--max-message-bytes")) o.max_message_bytes = c.max_message_bytes();
-  if (c.cpu_threads() != 0 && unset("--cpu-threads")) o.cpu_threads = c.cpu_threads();
-  if (c.drain_seconds() != 0 && unset("--drain-seconds")) o.drain_seconds = c.drain_seconds();
+  if (c.has_max_message_bytes() && unset("--max-message-bytes")) o.max_message_bytes = c.max_message_bytes();
+  if (c.has_cpu_threads() && unset("--cpu-threads")) o.cpu_threads = c.cpu_threads();
+  if (c.has_drain_seconds() && unset("--drain-seconds")) o.drain_seconds = c.drain_seconds();
+  if (c.has_max_tensor_bytes() && unset("--max-tensor-bytes")) o.max_tensor_bytes = c.max_tensor_bytes();
 }
 
 }  // namespace
@@ -64,8 +65,10 @@ Status Validate(const ServerOptions& o) {
         "--log-level '", o.log_level, "' must be trace, debug, info, warn, error or off"));
   }
   if (o.max_sessions < 1) return errors::InvalidArgument("--max-sessions must be >= 1");
-  if (o.session_idle_timeout_seconds < 0) {
-    return errors::InvalidArgument("--session-idle-timeout must be >= 0 (0: never)");
+  constexpr int64_t kTenYears = int64_t{10} * 365 * 24 * 3600;
+  if (o.session_idle_timeout_seconds < 0 || o.session_idle_timeout_seconds > kTenYears) {
+    return errors::InvalidArgument(absl::StrCat(
+        "--session-idle-timeout must be between 0 (never) and ", kTenYears, " seconds"));
   }
   if (o.max_message_bytes < 1024 || o.max_message_bytes > INT32_MAX) {
     return errors::InvalidArgument(
@@ -73,6 +76,7 @@ Status Validate(const ServerOptions& o) {
   }
   if (o.cpu_threads < 0) return errors::InvalidArgument("--cpu-threads must be >= 0 (0: all cores)");
   if (o.drain_seconds < 0) return errors::InvalidArgument("--drain-seconds must be >= 0");
+  if (o.max_tensor_bytes < 1024) return errors::InvalidArgument("--max-tensor-bytes must be >= 1024");
   return absl::OkStatus();
 }
 
@@ -96,6 +100,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
       ->envname("GRAPHD_MAX_MESSAGE_BYTES")->capture_default_str();
   app.add_option("--cpu-threads", o.cpu_threads, "Worker threads for session work (0: cores)")
       ->envname("GRAPHD_CPU_THREADS")->capture_default_str();
+  app.add_option("--max-tensor-bytes", o.max_tensor_bytes,
+                 "Largest single tensor a run may create; more fails with RESOURCE_EXHAUSTED")
+      ->envname("GRAPHD_MAX_TENSOR_BYTES")->capture_default_str();
   app.add_option("--drain-seconds", o.drain_seconds,
                  "Seconds to finish in-flight work after SIGTERM/SIGINT")
       ->envname("GRAPHD_DRAIN_SECONDS")->capture_default_str();

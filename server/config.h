@@ -18,6 +18,7 @@ struct ServerOptions {
   int64_t max_message_bytes = 64 << 20;
   int cpu_threads = 0;  // 0: number of cores
   int64_t drain_seconds = 10;
+  int64_t max_tensor_bytes = int64_t{2} << 30;
 };
 
 // Checks every field; the error names the flag.

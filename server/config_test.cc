@@ -50,6 +50,10 @@ TEST(ValidateTest, RejectsEachBadField) {
                  "--max-message-bytes");
   ExpectRejected([](ServerOptions& o) { o.cpu_threads = -1; }, "--cpu-threads");
   ExpectRejected([](ServerOptions& o) { o.drain_seconds = -5; }, "--drain-seconds");
+  // Past ten years the timeout would overflow the clock's nanoseconds.
+  ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
+                 "--session-idle-timeout");
+  ExpectRejected([](ServerOptions& o) { o.max_tensor_bytes = 100; }, "--max-tensor-bytes");
 }
 
 class ParseCommandLineTest : public ::testing::Test {
@@ -58,7 +62,7 @@ class ParseCommandLineTest : public ::testing::Test {
     for (const char* env :
          {"GRAPHD_LISTEN", "GRAPHD_CONFIG", "GRAPHD_LOG_LEVEL", "GRAPHD_MAX_SESSIONS",
           "GRAPHD_SESSION_IDLE_TIMEOUT", "GRAPHD_MAX_MESSAGE_BYTES", "GRAPHD_CPU_THREADS",
-          "GRAPHD_DRAIN_SECONDS"}) {
+          "GRAPHD_DRAIN_SECONDS", "GRAPHD_MAX_TENSOR_BYTES"}) {
       unsetenv(env);
     }
   }
@@ -143,6 +147,21 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
   ASSERT_TRUE(env.ok()) << env.status();
   EXPECT_EQ(env->max_sessions, 11);
   EXPECT_EQ(env->cpu_threads, 2);
+}
+
+TEST_F(ParseCommandLineTest, ConfigFileZeroValuesAreKept) {
+  // A field present in the file with value 0 means 0, not "use the default".
+  std::string path = WriteFile("zeros.txtpb",
+                               "session_idle_timeout_seconds: 0\n"
+                               "cpu_threads: 0\n"
+                               "drain_seconds: 0\n"
+                               "max_tensor_bytes: 4096\n");
+  auto o = Parse({"--config", path});
+  ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->session_idle_timeout_seconds, 0);
+  EXPECT_EQ(o->cpu_threads, 0);
+  EXPECT_EQ(o->drain_seconds, 0);
+  EXPECT_EQ(o->max_tensor_bytes, 4096);
 }
 
 TEST_F(ParseCommandLineTest, UnknownFlag) {

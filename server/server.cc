@@ -33,6 +33,7 @@ GraphdServer::~GraphdServer() {
 }
 
 Status GraphdServer::Start() {
+  SetMaxTensorBytes(options_.max_tensor_bytes);
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;

@@ -1,6 +1,5 @@
 #include "server/session.h"
 
-#include "absl/strings/str_join.h"
 #include "compiler/import/graphdef_import.h"
 #include "compiler/passes/prune.h"
 #include "executor/runtime/executor.h"
@@ -10,11 +9,9 @@ namespace {
 
 // Bound on cached plans per session; past it the cache is cleared (plans in use live on).
 constexpr size_t kMaxCachedPlans = 512;
-
-std::string CacheKey(const RunSignature& sig) {
-  return absl::StrCat(absl::StrJoin(sig.feeds, ","), "|", absl::StrJoin(sig.fetches, ","), "|",
-                      absl::StrJoin(sig.targets, ","));
-}
+// Bounds on what one client can make a session hold.
+constexpr int kMaxGraphNodes = 1 << 20;
+constexpr size_t kMaxCallables = 4096;
 
 int64_t MicrosSince(Session::Clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(Session::Clock::now() - start)
@@ -41,15 +38,19 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
                                         " (another client extended it?)"));
   }
   if (def.nodes.empty()) return version_;
+  if (graph_.num_nodes() + def.nodes.size() > static_cast<size_t>(kMaxGraphNodes)) {
+    return errors::ResourceExhausted(absl::StrCat("a session's graph holds at most ", kMaxGraphNodes,
+                                                  " nodes; this one has ", graph_.num_nodes(),
+                                                  " and the request adds ", def.nodes.size()));
+  }
   RETURN_IF_ERROR(compiler::ImportGraphDef(def, graph_));
   return ++version_;
 }
 
 StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSignature& sig,
                                                                     int64_t* compile_us) {
-  std::string key = CacheKey(sig);
   absl::MutexLock lock(&mu_);
-  if (auto it = plans_.find(key); it != plans_.end()) {
+  if (auto it = plans_.find(sig); it != plans_.end()) {
     *compile_us = 0;
     return it->second;
   }
@@ -59,7 +60,7 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
   auto compiled = std::make_shared<Compiled>();
   ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(spec, device_));
   if (plans_.size() >= kMaxCachedPlans) plans_.clear();
-  plans_.emplace(key, compiled);
+  plans_.emplace(sig, compiled);
   *compile_us = MicrosSince(start);
   return std::shared_ptr<const Compiled>(std::move(compiled));
 }
@@ -85,6 +86,7 @@ StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> fe
   ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
   ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token));
   result.timings.compile_us = compile_us;
+  Touch();  // a long run counts as use until it ends
   return result;
 }
 
@@ -93,6 +95,10 @@ StatusOr<int64_t> Session::MakeCallable(RunSignature sig) {
   int64_t compile_us = 0;
   ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
   absl::MutexLock lock(&mu_);
+  if (callables_.size() >= kMaxCallables) {
+    return errors::ResourceExhausted(absl::StrCat("session ", handle_, " already holds ", kMaxCallables,
+                                                  " callables; release some first"));
+  }
   int64_t handle = next_callable_++;
   callables_.emplace(handle, std::move(compiled));
   return handle;
@@ -112,7 +118,9 @@ StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> fee
     }
     compiled = it->second;
   }
-  return Execute(*compiled, std::move(feeds), token);
+  auto result = Execute(*compiled, std::move(feeds), token);
+  Touch();
+  return result;
 }
 
 Status Session::ReleaseCallable(int64_t handle) {

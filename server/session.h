@@ -30,6 +30,12 @@ struct RunSignature {
   std::vector<std::string> feeds;  // tensor names, in the order values are given
   std::vector<std::string> fetches;
   std::vector<std::string> targets;
+
+  bool operator==(const RunSignature&) const = default;
+  template <typename H>
+  friend H AbslHashValue(H h, const RunSignature& s) {
+    return H::combine(std::move(h), s.feeds, s.fetches, s.targets);
+  }
 };
 
 struct RunTimings {
@@ -89,7 +95,7 @@ class Session {
   mutable absl::Mutex mu_;
   Graph graph_ ABSL_GUARDED_BY(mu_);
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::flat_hash_map<std::string, std::shared_ptr<const Compiled>> plans_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<RunSignature, std::shared_ptr<const Compiled>> plans_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::shared_ptr<const Compiled>> callables_ ABSL_GUARDED_BY(mu_);
   int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
 };

@@ -2,6 +2,7 @@
 
 #include <random>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/escaping.h"
 #include "core/logging.h"
 
@@ -27,7 +28,13 @@ std::string SessionManager::NewHandle() const {
   return absl::BytesToHexString(bytes);
 }
 
-StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial) {
+StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial,
+                                                          absl::string_view device) {
+  std::string type = absl::AsciiStrToUpper(device);
+  if (!type.empty() && type != device_.info().device_type) {
+    if (type == "GPU") return errors::FailedPrecondition("no GPU device on this server");
+    return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
+  }
   {
     absl::MutexLock lock(&mu_);
     if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {

@@ -25,9 +25,10 @@ class SessionManager {
   // `device` must outlive the manager.
   SessionManager(SessionLimits limits, const executor::Device& device);
 
-  // Opens a session holding `initial` (version 1, or 0 when empty). RESOURCE_EXHAUSTED
-  // at the limit; a graph error creates no session.
-  StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial);
+  // Opens a session holding `initial` (version 1, or 0 when empty) on the device type
+  // `device` ("" or "cpu"; "gpu" is FAILED_PRECONDITION "no GPU device" on a CPU-only
+  // server). RESOURCE_EXHAUSTED at the limit; a graph error creates no session.
+  StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "");
   // NOT_FOUND "session <h> not found (closed, expired or on another replica)".
   StatusOr<std::shared_ptr<Session>> Get(absl::string_view handle) const;
   Status Close(absl::string_view handle);

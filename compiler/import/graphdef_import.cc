@@ -3,6 +3,7 @@
 #include <deque>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
 
 namespace graphd::compiler {
@@ -10,6 +11,16 @@ namespace {
 
 Status NodeError(absl::string_view node, absl::string_view message) {
   return errors::WithNode(errors::InvalidArgument(message), node);
+}
+
+// TensorFlow's rule for node names; it keeps "node:index" and "^node" unambiguous.
+bool IsValidNodeName(absl::string_view name) {
+  auto alnum = [](char c) { return absl::ascii_isalnum(static_cast<unsigned char>(c)); };
+  if (name.empty() || !(alnum(name[0]) || name[0] == '.')) return false;
+  for (char c : name.substr(1)) {
+    if (!(alnum(c) || c == '_' || c == '.' || c == '/' || c == '-' || c == '>')) return false;
+  }
+  return true;
 }
 
 // A NodeDef's inputs, parsed.
@@ -120,6 +131,10 @@ Status ImportGraphDef(const GraphDef& def, Graph& graph) {
     const NodeDef& nd = def.nodes[i];
     if (nd.name.empty()) {
       return errors::InvalidArgument(absl::StrCat("node #", i, " (op '", nd.op, "') has no name"));
+    }
+    if (!IsValidNodeName(nd.name)) {
+      return NodeError(nd.name, absl::StrCat("invalid node name '", nd.name,
+                                             "': names match [A-Za-z0-9.][A-Za-z0-9_./>-]*"));
     }
     if (!index.emplace(nd.name, static_cast<int>(i)).second || graph.FindNode(nd.name)) {
       return NodeError(nd.name, absl::StrCat("duplicate node name '", nd.name, "'"));

@@ -49,6 +49,17 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
     Status s = op->infer(ctx);
     if (!s.ok()) return errors::WithNode(std::move(s), spec.name);
   }
+  for (const TensorType& out : ctx.outputs()) {
+    // Inference may combine valid shapes into one too large to exist ([2^32] x [2^32]).
+    if (out.shape.known_rank()) {
+      auto checked = PartialShape::Make(out.shape.dims());
+      if (!checked.ok()) {
+        return NodeError(absl::StatusCode::kInvalidArgument, spec.name,
+                         absl::StrCat("node '", spec.name, "' (", op->name, "): output ",
+                                      checked.status().message()));
+      }
+    }
+  }
 
   auto node = std::make_unique<Node>();
   node->id_ = static_cast<int>(nodes_.size());

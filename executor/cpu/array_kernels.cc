@@ -92,7 +92,7 @@ void RegisterArrayKernels(KernelRegistry& r) {
   // comes from the feed.
   r.Register("Placeholder", kCpu, DType::kInvalid, FnKernel::Factory(Noop));
   r.Register("Reshape", kCpu, DType::kInvalid, FnKernel::Factory(ReshapeFn));
-  r.Register("Cast", kCpu, DType::kInvalid, FnKernel::Factory(CastFn));
+  r.Register("Cast", kCpu, kCastDTypes, FnKernel::Factory(CastFn));
 }
 
 }  // namespace graphd::executor::cpu

@@ -1,6 +1,7 @@
 #include "executor/cpu/elementwise.h"
 
 #include <algorithm>
+#include <limits>
 #include <type_traits>
 
 #include "executor/cpu/dispatch.h"
@@ -37,12 +38,29 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   return strides;
 }
 
+// Elements between cancellation checks in the plain loops.
+constexpr int64_t kCheckEvery = int64_t{1} << 16;
+
 template <typename T>
-Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out,
+            const CancellationToken* token) {
   if constexpr (std::is_integral_v<T>) {
     if (op == BinaryOp::kDiv) {
+      bool minus_one = false;
       for (T v : b.flat<T>()) {
         if (v == 0) return errors::InvalidArgument("Integer division by zero");
+        if constexpr (std::is_signed_v<T>) minus_one |= (v == T(-1));
+      }
+      if constexpr (std::is_signed_v<T>) {
+        // The most negative value divided by -1 does not fit (and traps on x86).
+        if (minus_one) {
+          for (T v : a.flat<T>()) {
+            if (v == std::numeric_limits<T>::min()) {
+              return errors::InvalidArgument(absl::StrCat(
+                  "Integer division overflow: ", +v, " / -1 does not fit in ", DTypeName(a.dtype())));
+            }
+          }
+        }
       }
     }
   }
@@ -50,12 +68,18 @@ Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   const T* pb = b.data<T>();
   T* po = out.data<T>();
   int64_t n = out.num_elements();
-  if (a.shape() == out.shape() && b.shape() == out.shape()) {
-    for (int64_t i = 0; i < n; ++i) po[i] = Apply(op, pa[i], pb[i]);
-    return absl::OkStatus();
-  }
-  if (b.num_elements() == 1 && a.shape() == out.shape()) {
-    for (int64_t i = 0; i < n; ++i) po[i] = Apply(op, pa[i], pb[0]);
+  auto check = [&]() -> Status { return token ? token->Check() : absl::OkStatus(); };
+  if (a.shape() == out.shape() && (b.shape() == out.shape() || b.num_elements() == 1)) {
+    bool scalar_b = b.shape() != out.shape();
+    for (int64_t start = 0; start < n; start += kCheckEvery) {
+      RETURN_IF_ERROR(check());
+      int64_t end = std::min(n, start + kCheckEvery);
+      if (scalar_b) {
+        for (int64_t i = start; i < end; ++i) po[i] = Apply(op, pa[i], pb[0]);
+      } else {
+        for (int64_t i = start; i < end; ++i) po[i] = Apply(op, pa[i], pb[i]);
+      }
+    }
     return absl::OkStatus();
   }
   const Shape& shape = out.shape();
@@ -64,6 +88,7 @@ Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   std::vector<int64_t> index(shape.rank(), 0);
   int64_t ia = 0, ib = 0;
   for (int64_t i = 0; i < n; ++i) {
+    if (i % kCheckEvery == 0) RETURN_IF_ERROR(check());
     po[i] = Apply(op, pa[ia], pb[ib]);
     for (int d = shape.rank() - 1; d >= 0; --d) {  // odometer increment
       ia += sa[d];
@@ -120,7 +145,8 @@ StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op) {
   return errors::InvalidArgument(absl::StrCat("'", op, "' is not a binary elementwise op"));
 }
 
-StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b) {
+StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b,
+                               const CancellationToken* token) {
   if (a.dtype() != b.dtype()) {
     return errors::InvalidArgument(absl::StrCat("operands are ", DTypeName(a.dtype()), " and ",
                                                 DTypeName(b.dtype())));
@@ -137,7 +163,7 @@ StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b) {
     if constexpr (std::is_same_v<T, bool>) {
       return errors::Unimplemented("arithmetic on bool tensors");
     } else {
-      return Loop<T>(op, a, b, out);
+      return Loop<T>(op, a, b, out, token);
     }
   }));
   return out;

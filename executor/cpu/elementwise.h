@@ -5,6 +5,7 @@
 
 #include <memory>
 
+#include "core/cancellation.h"
 #include "core/tensor.h"
 
 namespace graphd::executor::cpu {
@@ -15,8 +16,10 @@ enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
 StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op);
 
 // out = a (op) b, broadcasting; float32 via oneDNN when `a` already has the output
-// shape, plain loops otherwise. Integer division truncates and fails on zero.
-StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b);
+// shape, plain loops otherwise (which poll `token`, if given, as they go). Integer
+// division truncates and fails on zero and on overflow.
+StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b,
+                               const CancellationToken* token = nullptr);
 
 }  // namespace graphd::executor::cpu
 

@@ -11,6 +11,15 @@ namespace graphd::executor::cpu {
 
 inline constexpr char kCpu[] = "CPU";
 
+// The dtypes the CPU's arithmetic kernels compute in (see dispatch.h).
+inline constexpr DType kArithmeticDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kInt8,
+                                              DType::kInt16,   DType::kInt32,   DType::kInt64,
+                                              DType::kUInt8};
+// kArithmeticDTypes plus bool: what Cast converts between.
+inline constexpr DType kCastDTypes[] = {DType::kFloat32, DType::kFloat64, DType::kInt8,
+                                        DType::kInt16,   DType::kInt32,   DType::kInt64,
+                                        DType::kUInt8,   DType::kBool};
+
 void RegisterArrayKernels(KernelRegistry& r);       // Const, Identity, NoOp, Placeholder, Reshape, Cast
 void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, Maximum, Minimum
 void RegisterMatMulKernels(KernelRegistry& r);      // MatMul

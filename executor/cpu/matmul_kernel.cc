@@ -34,6 +34,7 @@ class MatMulKernel : public OpKernel {
       const T* pb = b.data<T>();
       T* po = out->data<T>();
       for (int64_t i = 0; i < m; ++i) {
+        RETURN_IF_ERROR(ctx.cancellation().Check());
         for (int64_t j = 0; j < n; ++j) {
           T acc{};
           for (int64_t p = 0; p < k; ++p) {

@@ -43,15 +43,15 @@ class ReductionKernel : public OpKernel {
       if constexpr (std::is_same_v<T, bool>) {
         return ctx.Error("bool tensors cannot be reduced");
       } else {
-        Loop<T>(x, kept_dims, *out);
-        return absl::OkStatus();
+        return Loop<T>(x, kept_dims, *out, ctx.cancellation());
       }
     });
   }
 
  private:
   template <typename T>
-  void Loop(const Tensor& x, const std::vector<int64_t>& kept_dims, Tensor& out) const {
+  Status Loop(const Tensor& x, const std::vector<int64_t>& kept_dims, Tensor& out,
+              const CancellationToken& token) const {
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
     int rank = x.shape().rank();
     int64_t n_out = out.num_elements();
@@ -71,6 +71,7 @@ class ReductionKernel : public OpKernel {
     const T* px = x.data<T>();
     int64_t o = 0, n = x.num_elements();
     for (int64_t i = 0; i < n; ++i) {
+      if (i % (int64_t{1} << 16) == 0) RETURN_IF_ERROR(token.Check());
       Acc v = static_cast<Acc>(px[i]);
       acc[o] = kind_ == Reduce::kMax ? std::max(acc[o], v) : acc[o] + v;
       for (int d = rank - 1; d >= 0; --d) {
@@ -91,6 +92,7 @@ class ReductionKernel : public OpKernel {
         po[i] = std::numeric_limits<T>::has_quiet_NaN ? std::numeric_limits<T>::quiet_NaN() : T{};
       }
     }
+    return absl::OkStatus();
   }
 
   void RunDnnl(const Tensor& x, const std::vector<int64_t>& kept_dims, Tensor& out) {
@@ -129,9 +131,9 @@ KernelFactory Factory(Reduce kind) {
 }  // namespace
 
 void RegisterReductionKernels(KernelRegistry& r) {
-  r.Register("Sum", kCpu, DType::kInvalid, Factory(Reduce::kSum));
-  r.Register("Mean", kCpu, DType::kInvalid, Factory(Reduce::kMean));
-  r.Register("Max", kCpu, DType::kInvalid, Factory(Reduce::kMax));
+  r.Register("Sum", kCpu, kArithmeticDTypes, Factory(Reduce::kSum));
+  r.Register("Mean", kCpu, kArithmeticDTypes, Factory(Reduce::kMean));
+  r.Register("Max", kCpu, kArithmeticDTypes, Factory(Reduce::kMax));
 }
 
 }  // namespace graphd::executor::cpu

@@ -51,8 +51,8 @@ KernelFactory UpdateFactory(BinaryOp op) {
 void RegisterStateKernels(KernelRegistry& r) {
   r.Register("VariableV2", kCpu, DType::kInvalid, FnKernel::Factory(ReadVariable));
   r.Register("Assign", kCpu, DType::kInvalid, FnKernel::Factory(AssignFn));
-  r.Register("AssignAdd", kCpu, DType::kInvalid, UpdateFactory(BinaryOp::kAdd));
-  r.Register("AssignSub", kCpu, DType::kInvalid, UpdateFactory(BinaryOp::kSub));
+  r.Register("AssignAdd", kCpu, kArithmeticDTypes, UpdateFactory(BinaryOp::kAdd));
+  r.Register("AssignSub", kCpu, kArithmeticDTypes, UpdateFactory(BinaryOp::kSub));
 }
 
 }  // namespace graphd::executor::cpu

@@ -1,6 +1,7 @@
 #include "executor/runtime/plan.h"
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 
 namespace graphd::executor {
 
@@ -36,6 +37,7 @@ StatusOr<std::unique_ptr<const Plan>> Plan::Build(const ExecutionSpec& spec, con
   const int discard = next_slot++;
   plan->num_slots_ = next_slot;
 
+  absl::flat_hash_set<OutputRef> fed_set(spec.feeds.begin(), spec.feeds.end());
   absl::flat_hash_map<int, bool> is_kept;  // feeds and fetches are never released early
   for (int s : plan->feed_slots_) is_kept[s] = true;
   for (int s : plan->fetch_slots_) is_kept[s] = true;
@@ -58,8 +60,7 @@ StatusOr<std::unique_ptr<const Plan>> Plan::Build(const ExecutionSpec& spec, con
     }
     for (int o = 0; o < node->num_outputs(); ++o) {
       OutputRef ref{node, o};
-      bool fed = false;
-      for (const OutputRef& f : spec.feeds) fed |= (f == ref);
+      bool fed = fed_set.contains(ref);
       auto it = slot_of.find(ref);
       step.output_slots.push_back(fed || it == slot_of.end() ? discard : it->second);
     }

@@ -43,15 +43,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServer
                                                             const v1::CreateSessionRequest* req,
                                                             v1::CreateSessionResponse* resp) {
   return PooledCall::Start(ctx, env_, "CreateSession", "", [=, this](PooledCall&) -> Status {
-    const std::string& device = req->options().device();
-    if (!device.empty() && device != "cpu" && device != "CPU") {
-      if (device == "gpu" || device == "GPU") {
-        return errors::FailedPrecondition("no GPU device on this server");
-      }
-      return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
-    }
     ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Create(def));
+    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device()));
     resp->set_session_handle(session->handle());
     resp->set_graph_version(session->graph_version());
     return absl::OkStatus();
@@ -87,6 +80,10 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
     }
     RunSignature sig = SignatureOf(feed_names, req->fetch(), req->target());
     ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token()));
+    if (static_cast<int>(result.fetches.size()) != req->fetch_size()) {
+      return errors::Internal(absl::StrCat("the run returned ", result.fetches.size(),
+                                           " tensors for ", req->fetch_size(), " fetches"));
+    }
     for (size_t i = 0; i < result.fetches.size(); ++i) {
       v1::NamedTensor* out = resp->add_tensor();
       out->set_name(req->fetch(static_cast<int>(i)));

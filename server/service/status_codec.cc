@@ -27,9 +27,18 @@ absl::string_view ErrorClassName(absl::StatusCode code) {
 
 v1::ErrorDetail ErrorDetailOf(const Status& status) {
   v1::ErrorDetail detail;
-  detail.set_error_class(std::string(ErrorClassName(status.code())));
+  // A Python exception raised by user code keeps its class (ValueError, ...).
+  auto python_class = errors::PythonClassOf(status);
+  detail.set_error_class(python_class ? *python_class : std::string(ErrorClassName(status.code())));
   detail.set_message(std::string(status.message()));
   if (auto node = errors::NodeOf(status)) detail.set_node_name(*node);
+  for (const UserLocation& loc : errors::LocationsOf(status)) {
+    v1::SourceLocation* out = detail.add_location();
+    out->set_file(loc.file);
+    out->set_line(loc.line);
+    out->set_column(loc.column);
+    out->set_source_line(loc.source_line);
+  }
   return detail;
 }
 

@@ -7,7 +7,7 @@ import pytest
 
 import graphd
 import graphd.v1 as tf
-from graphd.v1 import session_pb2, tensor_pb2
+from graphd.v1 import graph_pb2, session_pb2, tensor_pb2
 
 import it_helpers as h
 
@@ -46,6 +46,13 @@ def _cases():
         "element_count_overflows_int64": (
             [h.raw_const_node("huge_const", tensor_pb2.DT_FLOAT, [2**32, 2**32])],
             INVALID, ["huge_const"]),
+        "inferred_shape_overflows_int64": (
+            [h.node("tall", "Placeholder", dtype=graph_pb2.AttrValue(type=tensor_pb2.DT_FLOAT),
+                    shape=graph_pb2.AttrValue(shape=tensor_pb2.TensorShape(dim=[2**32, 1]))),
+             h.node("wide", "Placeholder", dtype=graph_pb2.AttrValue(type=tensor_pb2.DT_FLOAT),
+                    shape=graph_pb2.AttrValue(shape=tensor_pb2.TensorShape(dim=[1, 2**32]))),
+             h.node("outer_sum", "Add", ["tall", "wide"])],
+            INVALID, ["outer_sum"]),
         "unknown_op": (
             [h.node("mystery_node", "NoSuchOpXyz")],
             tf.errors.UnimplementedError, ["NoSuchOpXyz"]),
@@ -91,6 +98,19 @@ def test_malformed_create_session_creates_no_session(target, case):
         h.assert_mentions(info.value, *names)
         assert probe.server_info().active_sessions == before
         assert probe.health() == "SERVING"
+
+
+@pytest.mark.parametrize("bad_name", ["a,b", "x:0", "^x", "", "_leading", "sp ace"])
+def test_invalid_node_names_are_rejected(target, bad_name):
+    # Names follow TensorFlow's rule, which keeps "node:index" and "^node" unambiguous.
+    y = tf.constant([1.0, 2.0], name="named_ok") * 2.0
+    with tf.Session(target) as sess:
+        version = sess.graph_version
+        with pytest.raises(INVALID) as info:
+            h.raw_extend(sess, h.graph_def(h.const_node(bad_name, np.float32(1))))
+        assert "name" in str(info.value)
+        np.testing.assert_array_equal(sess.run(y), np.float32([2.0, 4.0]))
+        assert sess.graph_version == version
 
 
 def test_unknown_op_through_the_graph_api(target):

@@ -1,7 +1,7 @@
 // Test helpers: build small graphs, run them on the CPU device through pruning, the
 // planner and the executor, and compare results against reference values.
-#ifndef GRAPHD_EXECUTOR_CPU_KERNELS_TEST_UTIL_H_
-#define GRAPHD_EXECUTOR_CPU_KERNELS_TEST_UTIL_H_
+#ifndef GRAPHD_TESTS_CONFORMANCE_CPU_TEST_UTIL_H_
+#define GRAPHD_TESTS_CONFORMANCE_CPU_TEST_UTIL_H_
 
 #include <cmath>
 #include <random>
@@ -129,4 +129,4 @@ inline void ExpectClose(const Tensor& got, const std::vector<double>& want, doub
 
 }  // namespace graphd::executor::test
 
-#endif  // GRAPHD_EXECUTOR_CPU_KERNELS_TEST_UTIL_H_
+#endif  // GRAPHD_TESTS_CONFORMANCE_CPU_TEST_UTIL_H_

@@ -9,7 +9,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "core/ops/all_ops.h"
-#include "executor/cpu/kernels_test_util.h"
+#include "tests/conformance/cpu/test_util.h"
 #include "executor/runtime/thread_pool.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

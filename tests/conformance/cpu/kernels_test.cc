@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "executor/cpu/kernels_test_util.h"
+#include "tests/conformance/cpu/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 

@@ -1,0 +1,88 @@
+"""Inputs that once could crash the server or hold it hostage: each now fails with
+a clear error, and the server keeps serving."""
+
+import time
+
+import numpy as np
+import pytest
+
+import graphd
+import graphd.v1 as tf
+
+import it_helpers as h
+from graphd import _tensor
+
+
+def _tensor_proto(array):
+    return _tensor.make_tensor_proto(array)
+
+
+def _still_serves(target):
+    with tf.Graph().as_default():
+        c = tf.constant(np.float32(2.5)) * 2.0
+        with tf.Session(target) as sess:
+            assert sess.run(c) == np.float32(5.0)
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_division_overflow_is_an_error_not_a_crash(target, dtype):
+    lowest = np.iinfo(dtype).min
+    num = tf.constant(np.array([lowest, 6], dtype=dtype))
+    den = tf.constant(np.array([-1, -1], dtype=dtype))
+    q = tf.truncatediv(num, den)
+    with tf.Session(target) as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError) as info:
+            sess.run(q)
+        assert "overflow" in str(info.value)
+        # Without the most negative value the same division is fine.
+        ok = tf.truncatediv(tf.constant(np.array([7, -6], dtype=dtype)), den)
+        np.testing.assert_array_equal(sess.run(ok), np.array([-7, 6], dtype=dtype))
+    _still_serves(target)
+
+
+def test_tensor_larger_than_max_tensor_bytes_fails_before_allocating(start_server):
+    server = start_server("--max-tensor-bytes", str(1 << 20))
+    # [n,0] x [0,n]: tiny inputs, an n*n output (here 64 MiB > 1 MiB).
+    a = tf.placeholder(tf.float32, [4096, 0])
+    b = tf.placeholder(tf.float32, [0, 4096])
+    big = tf.matmul(a, b)
+    small = tf.matmul(tf.placeholder(tf.float32, [2, 0], name="a2"),
+                      tf.placeholder(tf.float32, [0, 3], name="b2"))
+    with tf.Session(server.target) as sess:
+        with pytest.raises(tf.errors.ResourceExhaustedError) as info:
+            sess.run(big, {a: np.zeros((4096, 0), np.float32), b: np.zeros((0, 4096), np.float32)})
+        assert "bytes per tensor" in str(info.value)
+        out = sess.run(small, {"a2:0": np.zeros((2, 0), np.float32),
+                               "b2:0": np.zeros((0, 3), np.float32)})
+        np.testing.assert_array_equal(out, np.zeros((2, 3), np.float32))
+    _still_serves(server.target)
+
+
+def test_deadline_stops_a_long_kernel_not_just_between_kernels(target):
+    # One int32 MatMul of 2000x2000 (plain loops, 8e9 multiply-adds): a single kernel
+    # that runs for seconds. Only the server's own deadline (RunOptions) is set, with
+    # a long gRPC deadline, so the server must stop the kernel from inside.
+    n = 2000
+    a = tf.placeholder(tf.int32, [n, n], name="mm_a")
+    b = tf.placeholder(tf.int32, [n, n], name="mm_b")
+    prod = tf.matmul(a, b, name="mm_prod")
+    ones = _tensor_proto(np.ones((n, n), np.int32))
+    with tf.Session(target) as sess:
+        sess.run(tf.no_op(name="ship_graph"))
+        start = time.monotonic()
+        with pytest.raises(tf.errors.DeadlineExceededError) as info:
+            h.raw_run(sess, feeds=[("mm_a:0", ones), ("mm_b:0", ones)], fetches=["mm_prod:0"],
+                      timeout_in_ms=200, deadline=60)
+        assert time.monotonic() - start < 1.5
+        assert info.value.detail is not None  # the server's answer, not the client's deadline
+        x = tf.placeholder(tf.int32, [None], name="x_small")
+        np.testing.assert_array_equal(sess.run(x + 1, {x: [1, 2]}), [2, 3])
+
+
+def test_gpu_session_on_cpu_only_server(target):
+    with pytest.raises(tf.errors.FailedPreconditionError) as info:
+        tf.Session(target, device="gpu")
+    assert "no GPU device" in str(info.value)
+    with pytest.raises(tf.errors.InvalidArgumentError) as info:
+        tf.Session(target, device="tpu")
+    assert "tpu" in str(info.value)
