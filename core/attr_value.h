@@ -20,6 +20,10 @@ struct FuncName {
   bool operator==(const FuncName&) const = default;
 };
 
+// A function body (control-flow branches and loop bodies); see core/graph/function.h.
+struct Function;
+using FunctionRef = std::shared_ptr<const Function>;
+
 using IntList = std::vector<int64_t>;
 using FloatList = std::vector<float>;
 using StringList = std::vector<std::string>;
@@ -29,7 +33,8 @@ using ShapeList = std::vector<PartialShape>;
 // An empty list on the wire has no element type; it is read as an empty IntList and
 // accepted wherever any list is expected.
 using AttrValue = std::variant<int64_t, float, bool, std::string, DType, PartialShape, Tensor,
-                               IntList, FloatList, StringList, TypeList, ShapeList, FuncName>;
+                               IntList, FloatList, StringList, TypeList, ShapeList, FuncName,
+                               FunctionRef>;
 
 // Ordered so that printed graphs and cache keys are deterministic.
 using AttrMap = std::map<std::string, AttrValue, std::less<>>;

@@ -31,6 +31,8 @@ class KernelContext {
   // Allocates output i with `shape` and the node's output dtype.
   StatusOr<Tensor*> AllocateOutput(int i, const Shape& shape);
   VariableStore& variables() const { return *variables_; }
+  // nullptr when the run has no variables.
+  VariableStore* variable_store() const { return variables_; }
   const CancellationToken& cancellation() const { return *cancellation_; }
 
   // InvalidArgument "node 'n' (Op): message", tagged with the node.

@@ -21,10 +21,15 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
                      absl::StrCat("node '", spec.name, "': op '", spec.op,
                                   "' is not supported by this server"));
   }
-  if (static_cast<int>(spec.inputs.size()) != op->num_inputs) {
+  const int num_inputs = static_cast<int>(spec.inputs.size());
+  if (op->num_inputs == OpDef::kVariadic ? num_inputs < op->min_inputs
+                                         : num_inputs != op->num_inputs) {
     return NodeError(absl::StatusCode::kInvalidArgument, spec.name,
                      absl::StrCat("node '", spec.name, "' (", op->name, ") takes ",
-                                  op->num_inputs, " data inputs, got ", spec.inputs.size()));
+                                  op->num_inputs == OpDef::kVariadic
+                                      ? absl::StrCat("at least ", op->min_inputs)
+                                      : absl::StrCat(op->num_inputs),
+                                  " data inputs, got ", num_inputs));
   }
   std::vector<TensorType> input_types;
   input_types.reserve(spec.inputs.size());

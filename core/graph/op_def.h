@@ -24,9 +24,12 @@ class InferenceContext;
 using InferFn = std::function<Status(InferenceContext&)>;
 
 struct OpDef {
+  static constexpr int kVariadic = -1;
+
   std::string name;
-  // Number of data inputs.
+  // Number of data inputs, or kVariadic (at least `min_inputs`; inference checks the rest).
   int num_inputs = 0;
+  int min_inputs = 0;
   // Inputs that name a variable rather than consume a value (Assign's first input):
   // they must come straight from a VariableV2 node and add no data dependency.
   std::vector<int> ref_inputs;

@@ -10,12 +10,16 @@ void RegisterArrayOps(OpRegistry& registry);  // Placeholder, Const, Identity, N
 void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul, reductions
 void RegisterNnOps(OpRegistry& registry);     // Relu, Sigmoid, Tanh, Softmax
 void RegisterStateOps(OpRegistry& registry);  // VariableV2, Assign, AssignAdd, AssignSub
+void RegisterControlFlowOps(OpRegistry& registry);  // Arg, If, While
+void RegisterLogicOps(OpRegistry& registry);  // comparisons, LogicalAnd/Or/Not
 
 inline void RegisterAllOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterMathOps(registry);
   RegisterNnOps(registry);
   RegisterStateOps(registry);
+  RegisterControlFlowOps(registry);
+  RegisterLogicOps(registry);
 }
 
 }  // namespace graphd

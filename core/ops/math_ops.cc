@@ -98,7 +98,8 @@ Status InferReduction(InferenceContext& c) {
 }  // namespace
 
 void RegisterMathOps(OpRegistry& r) {
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}) {
+  for (const char* name :
+       {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow"}) {
     r.Register({.name = name, .num_inputs = 2, .infer = InferBinary});
   }
   r.Register({.name = "MatMul", .num_inputs = 2, .infer = InferMatMul});

@@ -5,7 +5,8 @@
 namespace graphd::executor::cpu {
 
 void RegisterBinaryKernels(KernelRegistry& r) {
-  for (const char* name : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}) {
+  for (const char* name :
+       {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow"}) {
     r.Register(name, kCpu, kArithmeticDTypes,
                [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
                  ASSIGN_OR_RETURN(BinaryOp op, BinaryOpFromName(node.op_name()));

@@ -1,32 +1,16 @@
 #include "executor/cpu/elementwise.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <type_traits>
 
+#include "executor/cpu/broadcast.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 
 namespace graphd::executor::cpu {
-namespace {
 
-// Below this many elements plain loops beat oneDNN's per-call overhead.
-constexpr int64_t kDnnlMinElements = 16384;
-
-template <typename T>
-inline T Apply(BinaryOp op, T a, T b) {
-  switch (op) {
-    case BinaryOp::kAdd: return static_cast<T>(a + b);
-    case BinaryOp::kSub: return static_cast<T>(a - b);
-    case BinaryOp::kMul: return static_cast<T>(a * b);
-    case BinaryOp::kDiv: return static_cast<T>(a / b);
-    case BinaryOp::kMax: return std::max(a, b);
-    case BinaryOp::kMin: return std::min(a, b);
-  }
-  return T{};
-}
-
-// Strides of `in` (right-aligned to `out`) in units of elements; 0 on broadcast dims.
 std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   std::vector<int64_t> strides(out.rank(), 0);
   int64_t stride = 1;
@@ -38,68 +22,104 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   return strides;
 }
 
-// Elements between cancellation checks in the plain loops.
-constexpr int64_t kCheckEvery = int64_t{1} << 16;
+namespace {
+
+// Below this many elements plain loops beat oneDNN's per-call overhead.
+constexpr int64_t kDnnlMinElements = 16384;
+
+// Python's floor division and modulo (the sign follows the divisor).
+template <typename T>
+inline T FloorDiv(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    T q = static_cast<T>(a / b);
+    if constexpr (std::is_signed_v<T>) {
+      if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
+    }
+    return q;
+  } else {
+    return std::floor(a / b);
+  }
+}
+
+template <typename T>
+inline T FloorMod(T a, T b) {
+  if constexpr (std::is_integral_v<T>) {
+    T r = static_cast<T>(a % b);
+    if constexpr (std::is_signed_v<T>) {
+      if (r != 0 && ((r < 0) != (b < 0))) r = static_cast<T>(r + b);
+    }
+    return r;
+  } else {
+    T r = std::fmod(a, b);
+    if (r != 0 && ((r < 0) != (b < 0))) r += b;
+    return r;
+  }
+}
+
+template <typename T>
+inline T IntPow(T base, T exp) {
+  T result = 1;
+  while (exp > 0) {
+    if (exp & 1) result = static_cast<T>(result * base);
+    base = static_cast<T>(base * base);
+    exp >>= 1;
+  }
+  return result;
+}
+
+// Integer division and modulo: zero divisors and the one overflowing quotient
+// (lowest / -1, which traps on x86) are errors, checked before computing.
+template <typename T>
+Status CheckIntegerDivision(const Tensor& a, const Tensor& b) {
+  bool minus_one = false;
+  for (T v : b.flat<T>()) {
+    if (v == 0) return errors::InvalidArgument("Integer division by zero");
+    if constexpr (std::is_signed_v<T>) minus_one |= (v == T(-1));
+  }
+  if constexpr (std::is_signed_v<T>) {
+    if (minus_one) {
+      for (T v : a.flat<T>()) {
+        if (v == std::numeric_limits<T>::min()) {
+          return errors::InvalidArgument(absl::StrCat(
+              "Integer division overflow: ", +v, " / -1 does not fit in ", DTypeName(a.dtype())));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
 
 template <typename T>
 Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out,
             const CancellationToken* token) {
   if constexpr (std::is_integral_v<T>) {
-    if (op == BinaryOp::kDiv) {
-      bool minus_one = false;
+    if (op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod) {
+      RETURN_IF_ERROR(CheckIntegerDivision<T>(a, b));
+    }
+    if (op == BinaryOp::kPow) {
       for (T v : b.flat<T>()) {
-        if (v == 0) return errors::InvalidArgument("Integer division by zero");
-        if constexpr (std::is_signed_v<T>) minus_one |= (v == T(-1));
-      }
-      if constexpr (std::is_signed_v<T>) {
-        // The most negative value divided by -1 does not fit (and traps on x86).
-        if (minus_one) {
-          for (T v : a.flat<T>()) {
-            if (v == std::numeric_limits<T>::min()) {
-              return errors::InvalidArgument(absl::StrCat(
-                  "Integer division overflow: ", +v, " / -1 does not fit in ", DTypeName(a.dtype())));
-            }
-          }
-        }
+        if (v < 0) return errors::InvalidArgument("Integers to negative integer powers are not allowed");
       }
     }
   }
-  const T* pa = a.data<T>();
-  const T* pb = b.data<T>();
-  T* po = out.data<T>();
-  int64_t n = out.num_elements();
-  auto check = [&]() -> Status { return token ? token->Check() : absl::OkStatus(); };
-  if (a.shape() == out.shape() && (b.shape() == out.shape() || b.num_elements() == 1)) {
-    bool scalar_b = b.shape() != out.shape();
-    for (int64_t start = 0; start < n; start += kCheckEvery) {
-      RETURN_IF_ERROR(check());
-      int64_t end = std::min(n, start + kCheckEvery);
-      if (scalar_b) {
-        for (int64_t i = start; i < end; ++i) po[i] = Apply(op, pa[i], pb[0]);
+  auto run = [&](auto fn) { return BroadcastApply<T, T, T>(a, b, out, fn, token); };
+  switch (op) {
+    case BinaryOp::kAdd: return run([](T x, T y) { return static_cast<T>(x + y); });
+    case BinaryOp::kSub: return run([](T x, T y) { return static_cast<T>(x - y); });
+    case BinaryOp::kMul: return run([](T x, T y) { return static_cast<T>(x * y); });
+    case BinaryOp::kDiv: return run([](T x, T y) { return static_cast<T>(x / y); });
+    case BinaryOp::kMax: return run([](T x, T y) { return std::max(x, y); });
+    case BinaryOp::kMin: return run([](T x, T y) { return std::min(x, y); });
+    case BinaryOp::kFloorDiv: return run([](T x, T y) { return FloorDiv(x, y); });
+    case BinaryOp::kFloorMod: return run([](T x, T y) { return FloorMod(x, y); });
+    case BinaryOp::kPow:
+      if constexpr (std::is_integral_v<T>) {
+        return run([](T x, T y) { return IntPow(x, y); });
       } else {
-        for (int64_t i = start; i < end; ++i) po[i] = Apply(op, pa[i], pb[i]);
+        return run([](T x, T y) { return static_cast<T>(std::pow(x, y)); });
       }
-    }
-    return absl::OkStatus();
   }
-  const Shape& shape = out.shape();
-  std::vector<int64_t> sa = BroadcastStrides(a.shape(), shape);
-  std::vector<int64_t> sb = BroadcastStrides(b.shape(), shape);
-  std::vector<int64_t> index(shape.rank(), 0);
-  int64_t ia = 0, ib = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    if (i % kCheckEvery == 0) RETURN_IF_ERROR(check());
-    po[i] = Apply(op, pa[ia], pb[ib]);
-    for (int d = shape.rank() - 1; d >= 0; --d) {  // odometer increment
-      ia += sa[d];
-      ib += sb[d];
-      if (++index[d] < shape.dim(d)) break;
-      ia -= sa[d] * shape.dim(d);
-      ib -= sb[d] * shape.dim(d);
-      index[d] = 0;
-    }
-  }
-  return absl::OkStatus();
+  return errors::Internal("unknown binary op");
 }
 
 dnnl::algorithm DnnlAlgorithm(BinaryOp op) {
@@ -110,8 +130,9 @@ dnnl::algorithm DnnlAlgorithm(BinaryOp op) {
     case BinaryOp::kDiv: return dnnl::algorithm::binary_div;
     case BinaryOp::kMax: return dnnl::algorithm::binary_max;
     case BinaryOp::kMin: return dnnl::algorithm::binary_min;
+    default: break;
   }
-  return dnnl::algorithm::binary_add;
+  return dnnl::algorithm::undef;
 }
 
 // float32 with `a` already the output shape: oneDNN broadcasts src1.
@@ -142,6 +163,9 @@ StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op) {
   if (op == "Div") return BinaryOp::kDiv;
   if (op == "Maximum") return BinaryOp::kMax;
   if (op == "Minimum") return BinaryOp::kMin;
+  if (op == "FloorDiv") return BinaryOp::kFloorDiv;
+  if (op == "FloorMod") return BinaryOp::kFloorMod;
+  if (op == "Pow") return BinaryOp::kPow;
   return errors::InvalidArgument(absl::StrCat("'", op, "' is not a binary elementwise op"));
 }
 
@@ -155,7 +179,8 @@ StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b,
   ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(a.dtype(), ps.ToShape()));
   if (out.num_elements() == 0) return out;
   if (a.dtype() == DType::kFloat32 && out.num_elements() >= kDnnlMinElements &&
-      a.shape() == out.shape() && b.shape().rank() <= a.shape().rank()) {
+      DnnlAlgorithm(op) != dnnl::algorithm::undef && a.shape() == out.shape() &&
+      b.shape().rank() <= a.shape().rank()) {
     DnnlBinary(op, a, b, out);
     return out;
   }

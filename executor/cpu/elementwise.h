@@ -10,7 +10,7 @@
 
 namespace graphd::executor::cpu {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin };
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kFloorDiv, kFloorMod, kPow };
 
 // The op named by a graph op ("Add", ...); InvalidArgument when not binary.
 StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op);

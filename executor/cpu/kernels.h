@@ -26,6 +26,7 @@ void RegisterMatMulKernels(KernelRegistry& r);      // MatMul
 void RegisterActivationKernels(KernelRegistry& r);  // Relu, Sigmoid, Tanh, Softmax
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max
 void RegisterStateKernels(KernelRegistry& r);       // VariableV2, Assign, AssignAdd, AssignSub
+void RegisterLogicKernels(KernelRegistry& r);       // comparisons, LogicalAnd/Or/Not
 
 inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterArrayKernels(r);
@@ -34,6 +35,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterActivationKernels(r);
   RegisterReductionKernels(r);
   RegisterStateKernels(r);
+  RegisterLogicKernels(r);
 }
 
 // A kernel whose Compute is a function (for kernels with no per-node state).

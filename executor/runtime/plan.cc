@@ -2,6 +2,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "executor/runtime/control_flow.h"
 
 namespace graphd::executor {
 
@@ -45,7 +46,11 @@ StatusOr<std::unique_ptr<const Plan>> Plan::Build(const ExecutionSpec& spec, con
   for (size_t s = 0; s < spec.nodes.size(); ++s) {
     const Node* node = spec.nodes[s];
     Step step{.node = node};
-    ASSIGN_OR_RETURN(step.kernel, device.CreateKernel(*node));
+    if (IsRuntimeOp(*node)) {
+      ASSIGN_OR_RETURN(step.kernel, CreateRuntimeKernel(*node, device));
+    } else {
+      ASSIGN_OR_RETURN(step.kernel, device.CreateKernel(*node));
+    }
     for (int i = 0; i < static_cast<int>(node->inputs().size()); ++i) {
       const OutputRef& in = node->inputs()[i];
       if (node->op().IsRefInput(i)) {

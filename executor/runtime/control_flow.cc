@@ -1,0 +1,94 @@
+#include "executor/runtime/control_flow.h"
+
+#include "core/graph/function.h"
+#include "executor/runtime/executor.h"
+
+namespace graphd::executor {
+namespace {
+
+// Fed by the caller of the body; nothing to compute.
+class ArgKernel : public OpKernel {
+ public:
+  Status Compute(KernelContext&) override { return absl::OkStatus(); }
+};
+
+StatusOr<std::unique_ptr<const Plan>> BodyPlan(const Node& node, absl::string_view attr,
+                                               const Device& device) {
+  const FunctionRef& fn = std::get<FunctionRef>(node.attrs().find(attr)->second);
+  return Plan::Build(SpecForFunction(*fn), device);
+}
+
+RunContext BodyContext(const KernelContext& ctx) {
+  return RunContext{.variables = ctx.variable_store(), .cancellation = &ctx.cancellation()};
+}
+
+// Reads a bool scalar (If's condition, While's cond result).
+bool Truth(const Tensor& t) { return t.data<bool>()[0]; }
+
+class IfKernel : public OpKernel {
+ public:
+  IfKernel(std::unique_ptr<const Plan> then_plan, std::unique_ptr<const Plan> else_plan)
+      : then_(std::move(then_plan)), else_(std::move(else_plan)) {}
+
+  Status Compute(KernelContext& ctx) override {
+    std::vector<Tensor> args;
+    args.reserve(ctx.num_inputs() - 1);
+    for (int i = 1; i < ctx.num_inputs(); ++i) args.push_back(ctx.input(i));
+    const Plan& branch = Truth(ctx.input(0)) ? *then_ : *else_;
+    ASSIGN_OR_RETURN(std::vector<Tensor> results, Execute(branch, std::move(args), BodyContext(ctx)));
+    for (size_t i = 0; i < results.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(results[i]));
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<const Plan> then_, else_;
+};
+
+class WhileKernel : public OpKernel {
+ public:
+  WhileKernel(std::unique_ptr<const Plan> cond, std::unique_ptr<const Plan> body)
+      : cond_(std::move(cond)), body_(std::move(body)) {}
+
+  Status Compute(KernelContext& ctx) override {
+    std::vector<Tensor> vars;
+    vars.reserve(ctx.num_inputs());
+    for (int i = 0; i < ctx.num_inputs(); ++i) vars.push_back(ctx.input(i));
+    RunContext run = BodyContext(ctx);
+    while (true) {
+      RETURN_IF_ERROR(ctx.cancellation().Check());
+      ASSIGN_OR_RETURN(std::vector<Tensor> c, Execute(*cond_, vars, run));
+      if (!Truth(c[0])) break;
+      ASSIGN_OR_RETURN(vars, Execute(*body_, std::move(vars), run));
+    }
+    for (size_t i = 0; i < vars.size(); ++i) ctx.set_output(static_cast<int>(i), std::move(vars[i]));
+    return absl::OkStatus();
+  }
+
+ private:
+  std::unique_ptr<const Plan> cond_, body_;
+};
+
+}  // namespace
+
+bool IsRuntimeOp(const Node& node) {
+  const std::string& op = node.op_name();
+  return op == "Arg" || op == "If" || op == "While";
+}
+
+StatusOr<std::unique_ptr<OpKernel>> CreateRuntimeKernel(const Node& node, const Device& device) {
+  const std::string& op = node.op_name();
+  if (op == "Arg") return std::unique_ptr<OpKernel>(std::make_unique<ArgKernel>());
+  if (op == "If") {
+    ASSIGN_OR_RETURN(auto then_plan, BodyPlan(node, "then_branch", device));
+    ASSIGN_OR_RETURN(auto else_plan, BodyPlan(node, "else_branch", device));
+    return std::unique_ptr<OpKernel>(std::make_unique<IfKernel>(std::move(then_plan), std::move(else_plan)));
+  }
+  if (op == "While") {
+    ASSIGN_OR_RETURN(auto cond, BodyPlan(node, "cond", device));
+    ASSIGN_OR_RETURN(auto body, BodyPlan(node, "body", device));
+    return std::unique_ptr<OpKernel>(std::make_unique<WhileKernel>(std::move(cond), std::move(body)));
+  }
+  return errors::Internal(absl::StrCat("'", op, "' is not a runtime op"));
+}
+
+}  // namespace graphd::executor
