@@ -1,0 +1,23 @@
+// Python exceptions raised by user code, as Status: the class name travels in the
+// status (errors::WithPythonClass), the location is attached where the error surfaces
+// in the user's code (errors::WithLocation).
+#ifndef GRAPHD_COMPILER_TRACER_ERRORS_H_
+#define GRAPHD_COMPILER_TRACER_ERRORS_H_
+
+#include <string>
+
+#include "core/status.h"
+
+namespace graphd::compiler::tracer {
+
+// A Python exception of class `cls` ("ValueError", ...). Its status code follows the
+// class: NotImplementedError -> UNIMPLEMENTED, RecursionError -> RESOURCE_EXHAUSTED,
+// everything else INVALID_ARGUMENT.
+Status PyError(absl::string_view cls, absl::string_view message);
+
+// True when `status` carries a Python exception of class `cls`.
+bool IsPyError(const Status& status, absl::string_view cls);
+
+}  // namespace graphd::compiler::tracer
+
+#endif  // GRAPHD_COMPILER_TRACER_ERRORS_H_

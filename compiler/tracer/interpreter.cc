@@ -1,0 +1,167 @@
+#include "compiler/tracer/interpreter.h"
+
+#include "compiler/tracer/errors.h"
+#include "compiler/tracer/evaluator.h"
+#include "compiler/tracer/repr.h"
+#include "compiler/tracer/tensor_value.h"
+
+namespace graphd::compiler::tracer {
+namespace {
+
+using autograph::NameSet;
+
+// global/nonlocal declarations anywhere in a function body (not in nested functions).
+void Declarations(const ast::Body& body, ScopeInfo& info) {
+  for (const auto& s : body) {
+    if (auto* g = s->As<ast::Global>()) info.globals.insert(g->names.begin(), g->names.end());
+    if (auto* n = s->As<ast::Nonlocal>()) info.nonlocals.insert(n->names.begin(), n->names.end());
+    if (auto* i = s->As<ast::If>()) Declarations(i->body, info), Declarations(i->orelse, info);
+    if (auto* w = s->As<ast::While>()) Declarations(w->body, info), Declarations(w->orelse, info);
+    if (auto* f = s->As<ast::For>()) Declarations(f->body, info), Declarations(f->orelse, info);
+    if (auto* w = s->As<ast::With>()) Declarations(w->body, info);
+  }
+}
+
+}  // namespace
+
+Interpreter::Interpreter(std::shared_ptr<Namespace> globals, std::shared_ptr<Namespace> builtins,
+                         InterpreterLimits limits, const CancellationToken* token)
+    : globals_(std::move(globals)), builtins_(std::move(builtins)), limits_(limits), token_(token) {}
+
+const Value* Interpreter::FindModule(const std::string& name) const {
+  auto it = modules_.find(name);
+  return it == modules_.end() ? nullptr : &it->second;
+}
+
+Status Interpreter::Step() {
+  if (++steps_ > limits_.max_steps) {
+    return PyError("RecursionError", "the trace ran more than " + std::to_string(limits_.max_steps) +
+                                         " Python steps (an endless Python-level loop?)");
+  }
+  if (token_ != nullptr && (steps_ & 1023) == 0) return token_->Check();
+  return absl::OkStatus();
+}
+
+const ScopeInfo& Interpreter::InfoFor(const void* node, const ast::Arguments& params, const ast::Body* body,
+                                      const ast::Expr* lambda_body) {
+  auto& slot = infos_[node];
+  if (slot) return *slot;
+  slot = std::make_unique<ScopeInfo>();
+  for (const auto& a : params.args) slot->locals.insert(a.name);
+  for (const auto& a : params.kwonlyargs) slot->locals.insert(a.name);
+  if (params.vararg) slot->locals.insert(params.vararg->name);
+  if (params.kwarg) slot->locals.insert(params.kwarg->name);
+  if (body != nullptr) {
+    NameSet assigned = autograph::AssignedNames(*body);
+    slot->locals.insert(assigned.begin(), assigned.end());
+    Declarations(*body, *slot);
+    for (const auto& n : slot->globals) slot->locals.erase(n);
+  } else if (lambda_body == nullptr) {
+    // A comprehension: its targets are its locals.
+    const auto* e = static_cast<const ast::Expr*>(node);
+    const auto& gens = e->kind == ast::ExprKind::kListComp ? e->As<ast::ListComp>()->generators
+                                                            : e->As<ast::DictComp>()->generators;
+    for (const auto& g : gens) autograph::AddTargetNames(*g.target, slot->locals);
+  }
+  return *slot;
+}
+
+Status Interpreter::ExecModule(const ast::Module& module) {
+  Evaluator eval(*this, nullptr, globals_);
+  ASSIGN_OR_RETURN(Evaluator::Flow flow, eval.ExecBody(module.body));
+  if (flow != Evaluator::Flow::kNormal) return PyError("SyntaxError", "'return', 'break' or 'continue' outside a function or loop");
+  return absl::OkStatus();
+}
+
+StatusOr<Value> Interpreter::RunBody(FunctionObj& fn, std::shared_ptr<Scope> scope) {
+  if (++depth_ > limits_.max_depth) {
+    --depth_;
+    return PyError("RecursionError", "maximum recursion depth exceeded");
+  }
+  Evaluator eval(*this, std::move(scope), fn.globals);
+  StatusOr<Value> result;
+  if (fn.lambda_body) {
+    result = eval.Eval(*fn.lambda_body);
+  } else {
+    auto flow = eval.ExecBody(*fn.body);
+    result = flow.ok() ? StatusOr<Value>(eval.return_value()) : StatusOr<Value>(flow.status());
+  }
+  --depth_;
+  return result;
+}
+
+StatusOr<Value> Interpreter::Call(const Value& callee, CallArgs args) {
+  if (callee.is(Value::Kind::kObject) && callee.as_object() != nullptr) {
+    return callee.as_object()->Call(*this, args);
+  }
+  return PyError("TypeError", "'" + callee.TypeName() + "' object is not callable");
+}
+
+StatusOr<Value> Interpreter::CallNoArgs(const Value& callee, const SourceRange& site) {
+  return Call(callee, CallArgs{.site = site});
+}
+
+StatusOr<bool> Interpreter::Truthy(const Value& v) {
+  using K = Value::Kind;
+  switch (v.kind()) {
+    case K::kNone: return false;
+    case K::kBool: return v.as_bool();
+    case K::kInt: return v.as_int() != 0;
+    case K::kFloat: return v.as_float() != 0.0;
+    case K::kStr: return !v.as_str().empty();
+    case K::kBytes: return !v.as_bytes().empty();
+    case K::kTuple: return !v.as_tuple().empty();
+    case K::kList: return !v.as_list()->items.empty();
+    case K::kDict: return !v.as_dict()->items.empty();
+    case K::kTensor:
+      if (hooks_ != nullptr) return hooks_->Truth(*this, v);
+      return PyError("TypeError", "using a tensor as a Python bool is not allowed here");
+    case K::kObject:
+      if (auto r = v.object_as<RangeObj>()) return r->size() != 0;
+      return true;
+  }
+  return true;
+}
+
+Status Interpreter::SetAttr(const Value& v, const std::string& name, Value value) {
+  if (v.is(Value::Kind::kObject) && v.as_object()) return v.as_object()->SetAttr(*this, name, std::move(value));
+  return PyError("AttributeError", "'" + v.TypeName() + "' object has no attribute '" + name + "'");
+}
+
+StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v) {
+  using K = Value::Kind;
+  switch (v.kind()) {
+    case K::kTuple: return v.as_tuple();
+    case K::kList: return v.as_list()->items;
+    case K::kDict: {
+      std::vector<Value> keys;
+      for (const auto& [k, unused] : v.as_dict()->items) keys.push_back(k);
+      return keys;
+    }
+    case K::kStr: {
+      std::vector<Value> chars;
+      for (char c : v.as_str()) chars.push_back(Value::Str(std::string(1, c)));
+      return chars;
+    }
+    case K::kBytes: {
+      std::vector<Value> out;
+      for (unsigned char c : v.as_bytes()) out.push_back(Value::Int(c));
+      return out;
+    }
+    case K::kTensor:
+      if (hooks_ != nullptr) return hooks_->Iterate(*this, v);
+      break;
+    case K::kObject:
+      if (auto r = v.object_as<RangeObj>()) {
+        if (r->size() > limits_.max_steps) return PyError("RecursionError", "range too long to iterate in a trace");
+        std::vector<Value> out;
+        for (int64_t i = 0; i < r->size(); ++i) out.push_back(Value::Int(r->start + i * r->step));
+        return out;
+      }
+      break;
+    default: break;
+  }
+  return PyError("TypeError", "'" + v.TypeName() + "' object is not iterable");
+}
+
+}  // namespace graphd::compiler::tracer

@@ -1,0 +1,103 @@
+// The interpreter of graphd's Python subset: runs module-level code and calls user
+// functions (their AutoGraph-converted bodies) over tracer values. Tensor semantics
+// plug in through TensorHooks; without hooks an operation on a tensor is a TypeError.
+//
+// Bounded (DESIGN.md, issue 3 "Safety"): every statement and loop iteration counts
+// against a step budget and polls the cancellation token; call depth is limited.
+// Errors are Python exceptions as Status (errors.h) located at the user's line, with
+// one location per frame as they propagate out of calls.
+// Not thread-safe: one interpreter per module load or trace.
+#ifndef GRAPHD_COMPILER_TRACER_INTERPRETER_H_
+#define GRAPHD_COMPILER_TRACER_INTERPRETER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "compiler/tracer/objects.h"
+#include "core/cancellation.h"
+
+namespace graphd::compiler::tracer {
+
+// What the interpreter asks of the tensor world (implemented by the tracer).
+class TensorHooks {
+ public:
+  virtual ~TensorHooks() = default;
+  // `a op b` where a or b is a tensor (op: an ast::BinOpKind or, for comparisons,
+  // 100 + ast::CmpOpKind).
+  virtual StatusOr<Value> Binary(Interpreter& interp, int op, const Value& a, const Value& b) = 0;
+  virtual StatusOr<Value> Unary(Interpreter& interp, ast::UnaryOpKind op, const Value& x) = 0;
+  // bool(tensor) in Python control flow that AutoGraph did not convert.
+  virtual StatusOr<bool> Truth(Interpreter& interp, const Value& tensor) = 0;
+  virtual StatusOr<Value> GetAttr(Interpreter& interp, const Value& tensor, const std::string& name) = 0;
+  virtual StatusOr<Value> Subscript(Interpreter& interp, const Value& tensor, const Value& index) = 0;
+  virtual StatusOr<std::vector<Value>> Iterate(Interpreter& interp, const Value& tensor) = 0;
+};
+
+struct InterpreterLimits {
+  int64_t max_steps = 50'000'000;  // statements + loop iterations per run
+  int max_depth = 200;             // nested calls
+};
+
+class Interpreter {
+ public:
+  // `globals` is the module namespace; `builtins` resolves names found nowhere else.
+  Interpreter(std::shared_ptr<Namespace> globals, std::shared_ptr<Namespace> builtins,
+              InterpreterLimits limits = {}, const CancellationToken* token = nullptr);
+
+  void set_tensor_hooks(TensorHooks* hooks) { hooks_ = hooks; }
+  TensorHooks* tensor_hooks() const { return hooks_; }
+
+  // Runs a module's (converted) top-level statements in `globals`.
+  Status ExecModule(const ast::Module& module);
+
+  // Calls any callable value.
+  StatusOr<Value> Call(const Value& callee, CallArgs args);
+  StatusOr<Value> CallNoArgs(const Value& callee, const SourceRange& site);
+
+  // Python semantics helpers for builtins and the AutoGraph runtime.
+  StatusOr<bool> Truthy(const Value& v);
+  StatusOr<Value> GetAttr(const Value& v, const std::string& name);
+  Status SetAttr(const Value& v, const std::string& name, Value value);
+  StatusOr<std::vector<Value>> Iterate(const Value& iterable);
+  StatusOr<Value> BinaryOp(ast::BinOpKind op, const Value& a, const Value& b);
+  StatusOr<Value> CompareOp(ast::CmpOpKind op, const Value& a, const Value& b);
+  StatusOr<Value> UnaryOp(ast::UnaryOpKind op, const Value& x);
+  StatusOr<Value> Subscript(const Value& v, const Value& index);
+
+  // Text printed by print() (trace-time stdout).
+  std::string& out() { return out_; }
+  // Counts one step; ResourceExhausted / cancellation errors when over budget.
+  Status Step();
+
+  const std::shared_ptr<Namespace>& globals() const { return globals_; }
+  // What `import NAME` may bind ("tensorflow", "tensorflow.compat.v2", "numpy");
+  // anything else is an ImportError.
+  void RegisterModule(const std::string& name, Value module) { modules_[name] = std::move(module); }
+  const Value* FindModule(const std::string& name) const;
+  const Value* FindBuiltin(const std::string& name) const { return builtins_->Find(name); }
+  // Static scope information for a function or lambda body (cached per AST node).
+  const ScopeInfo& InfoFor(const void* node, const ast::Arguments& params, const ast::Body* body,
+                           const ast::Expr* lambda_body);
+
+  // Runs a user function's body in a fresh activation (FunctionObj::Call binds
+  // arguments into `scope` first).
+  StatusOr<Value> RunBody(FunctionObj& fn, std::shared_ptr<Scope> scope);
+
+ private:
+  friend class Evaluator;
+  std::shared_ptr<Namespace> globals_;
+  std::shared_ptr<Namespace> builtins_;
+  InterpreterLimits limits_;
+  const CancellationToken* token_;
+  TensorHooks* hooks_ = nullptr;
+  int64_t steps_ = 0;
+  int depth_ = 0;
+  std::string out_;
+  absl::flat_hash_map<const void*, std::unique_ptr<ScopeInfo>> infos_;
+  std::map<std::string, Value> modules_;
+};
+
+}  // namespace graphd::compiler::tracer
+
+#endif  // GRAPHD_COMPILER_TRACER_INTERPRETER_H_

@@ -1,0 +1,182 @@
+// The Object kinds of the interpreter: namespaces (modules, tf, np), user functions
+// and their scopes, builtins, bound methods, user classes and instances.
+#ifndef GRAPHD_COMPILER_TRACER_OBJECTS_H_
+#define GRAPHD_COMPILER_TRACER_OBJECTS_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "compiler/autograph/analysis.h"
+#include "compiler/frontend/ast.h"
+#include "compiler/tracer/value.h"
+
+namespace graphd::compiler::tracer {
+
+struct CallArgs {
+  std::vector<Value> args;
+  std::vector<std::pair<std::string, Value>> kwargs;
+  SourceRange site;  // the call expression
+};
+
+// Attributes by name: a module's globals, a library namespace, a class's dict.
+class Namespace : public Object {
+ public:
+  explicit Namespace(std::string name) : name_(std::move(name)) {}
+  std::string TypeName() const override { return "module"; }
+  std::string Repr() const override { return "<module '" + name_ + "'>"; }
+  StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;
+  Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
+
+  const Value* Find(const std::string& name) const;
+  void Set(const std::string& name, Value value) { attrs_[name] = std::move(value); }
+  const std::string& name() const { return name_; }
+  const std::map<std::string, Value>& attrs() const { return attrs_; }
+
+ private:
+  std::string name_;
+  std::map<std::string, Value> attrs_;
+};
+
+// A variable binding shared between a function activation and the closures it makes.
+struct Cell {
+  Value value;
+  bool bound = false;
+};
+
+// What the interpreter knows statically about a function body (or lambda).
+struct ScopeInfo {
+  autograph::NameSet locals;     // bound in the body (parameters included)
+  autograph::NameSet nonlocals;  // declared nonlocal
+  autograph::NameSet globals;    // declared global
+};
+
+// One activation of a function: its cells, and the activation it was defined in.
+struct Scope {
+  std::shared_ptr<Scope> parent;  // enclosing function's activation, or null
+  const ScopeInfo* info = nullptr;
+  absl::flat_hash_map<std::string, std::shared_ptr<Cell>> cells;
+};
+
+using BuiltinFn = std::function<StatusOr<Value>(Interpreter&, CallArgs&)>;
+
+class BuiltinObj : public Object {
+ public:
+  BuiltinObj(std::string name, BuiltinFn fn) : name_(std::move(name)), fn_(std::move(fn)) {}
+  std::string TypeName() const override { return "builtin_function_or_method"; }
+  std::string Repr() const override { return "<built-in function " + name_ + ">"; }
+  StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override { return fn_(interp, args); }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  BuiltinFn fn_;
+};
+
+// A user function (def or lambda) with its closure.
+class FunctionObj : public Object {
+ public:
+  std::string TypeName() const override { return "function"; }
+  std::string Repr() const override { return "<function " + name + ">"; }
+  StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override;
+  StatusOr<Value> GetAttr(Interpreter& interp, const std::string& attr) override;
+
+  std::string name;
+  const ast::Arguments* params = nullptr;
+  // Exactly one of these: a def's body (converted by AutoGraph) or a lambda's body.
+  const ast::Body* body = nullptr;
+  ast::ExprPtr lambda_body;
+  std::shared_ptr<const ast::Stmt> def;  // keeps the AST alive
+  std::shared_ptr<const ast::Expr> lambda;
+  const ScopeInfo* info = nullptr;
+  std::shared_ptr<Scope> closure;
+  std::shared_ptr<Namespace> globals;
+  std::vector<Value> defaults;
+  std::vector<std::pair<std::string, Value>> kw_defaults;  // present ones only
+  autograph::NameSet kwonly;
+
+ private:
+  const std::vector<std::string>& params_list();
+  std::vector<std::string> param_names_;
+};
+
+class BoundMethod : public Object {
+ public:
+  BoundMethod(Value self, Value fn) : self_(std::move(self)), fn_(std::move(fn)) {}
+  std::string TypeName() const override { return "method"; }
+  StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override;
+
+ private:
+  Value self_, fn_;
+};
+
+class InstanceObj;
+
+class ClassObj : public Object {
+ public:
+  ClassObj(std::string name, std::shared_ptr<Namespace> dict) : name_(std::move(name)), dict_(std::move(dict)) {}
+  std::string TypeName() const override { return "type"; }
+  std::string Repr() const override { return "<class '" + name_ + "'>"; }
+  StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override;
+  StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;
+  Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
+  const std::string& name() const { return name_; }
+  Namespace& dict() { return *dict_; }
+
+ private:
+  std::string name_;
+  std::shared_ptr<Namespace> dict_;
+};
+
+class InstanceObj : public Object {
+ public:
+  explicit InstanceObj(std::shared_ptr<ClassObj> cls) : cls_(std::move(cls)) {}
+  std::string TypeName() const override { return cls_->name(); }
+  std::string Repr() const override { return "<" + cls_->name() + " object>"; }
+  StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;
+  Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
+  const std::shared_ptr<ClassObj>& cls() const { return cls_; }
+
+ private:
+  std::shared_ptr<ClassObj> cls_;
+  std::map<std::string, Value> attrs_;
+};
+
+// AutoGraph's marker for a name not bound yet (`ag__.Undefined('x')`). Loading it in
+// user code is the UnboundLocalError Python would raise.
+class UndefinedObj : public Object {
+ public:
+  explicit UndefinedObj(std::string name) : name_(std::move(name)) {}
+  std::string TypeName() const override { return "Undefined"; }
+  std::string Repr() const override { return "Undefined('" + name_ + "')"; }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+};
+
+// start:stop:step in a subscript; each part None or a value (ints for Python
+// sequences, tensors allowed for tensor indexing).
+class SliceObj : public Object {
+ public:
+  SliceObj(Value start, Value stop, Value step) : start(std::move(start)), stop(std::move(stop)), step(std::move(step)) {}
+  std::string TypeName() const override { return "slice"; }
+  Value start, stop, step;
+};
+
+// Python's range(start, stop, step): iterable, indexable, len()-able.
+class RangeObj : public Object {
+ public:
+  RangeObj(int64_t start, int64_t stop, int64_t step) : start(start), stop(stop), step(step) {}
+  std::string TypeName() const override { return "range"; }
+  std::string Repr() const override;
+  int64_t size() const;
+  int64_t start, stop, step;
+};
+
+}  // namespace graphd::compiler::tracer
+
+#endif  // GRAPHD_COMPILER_TRACER_OBJECTS_H_
