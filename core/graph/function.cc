@@ -1,5 +1,7 @@
 #include "core/graph/function.h"
 
+#include "absl/container/flat_hash_set.h"
+
 namespace graphd {
 
 StatusOr<FunctionRef> MakeFunction(std::string name, std::unique_ptr<Graph> graph,
@@ -10,7 +12,12 @@ StatusOr<FunctionRef> MakeFunction(std::string name, std::unique_ptr<Graph> grap
   for (int id = 0; id < graph->num_nodes(); ++id) {
     const Node* node = graph->node(id);
     if (node->op_name() != "Arg") continue;
-    int64_t index = std::get<int64_t>(node->attrs().find("index")->second);
+    auto attr = node->attrs().find("index");
+    if (attr == node->attrs().end()) {
+      return errors::InvalidArgument(absl::StrCat("function '", fn->name, "': argument '", node->name(),
+                                                  "' has no index"));
+    }
+    int64_t index = std::get<int64_t>(attr->second);
     if (index >= static_cast<int64_t>(args.size())) args.resize(index + 1, nullptr);
     if (args[index] != nullptr) {
       return errors::InvalidArgument(
@@ -31,6 +38,33 @@ StatusOr<FunctionRef> MakeFunction(std::string name, std::unique_ptr<Graph> grap
           absl::StrCat("function '", fn->name, "' returns a tensor that is not in its body"));
     }
   }
+  fn->args = std::move(args);
+  fn->results = std::move(results);
+  fn->graph = std::move(graph);
+  return FunctionRef(std::move(fn));
+}
+
+StatusOr<FunctionRef> MakeFunction(std::string name, std::unique_ptr<Graph> graph,
+                                   std::vector<const Node*> args, std::vector<OutputRef> results) {
+  int arg_nodes = 0;
+  for (int id = 0; id < graph->num_nodes(); ++id) arg_nodes += graph->node(id)->op_name() == "Arg";
+  absl::flat_hash_set<const Node*> seen;
+  for (const Node* a : args) {
+    if (a == nullptr || a->op_name() != "Arg" || graph->FindNode(a->name()) != a || !seen.insert(a).second) {
+      return errors::InvalidArgument(absl::StrCat("function '", name, "': bad argument list"));
+    }
+  }
+  if (static_cast<int>(args.size()) != arg_nodes) {
+    return errors::InvalidArgument(absl::StrCat("function '", name, "' has ", arg_nodes,
+                                                " Arg nodes but ", args.size(), " arguments"));
+  }
+  for (const OutputRef& r : results) {
+    if (r.node == nullptr || graph->FindNode(r.node->name()) != r.node || r.index >= r.node->num_outputs()) {
+      return errors::InvalidArgument(absl::StrCat("function '", name, "' returns a tensor that is not in its body"));
+    }
+  }
+  auto fn = std::make_shared<Function>();
+  fn->name = std::move(name);
   fn->args = std::move(args);
   fn->results = std::move(results);
   fn->graph = std::move(graph);

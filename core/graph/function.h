@@ -30,6 +30,10 @@ struct Function {
 // arguments (their `index` attributes must be 0..n-1, each once), `results` its results.
 StatusOr<FunctionRef> MakeFunction(std::string name, std::unique_ptr<Graph> graph,
                                    std::vector<OutputRef> results);
+// The same with the arguments given in order (every Arg node of `graph`, each once;
+// their `index` attributes, if any, are ignored).
+StatusOr<FunctionRef> MakeFunction(std::string name, std::unique_ptr<Graph> graph,
+                                   std::vector<const Node*> args, std::vector<OutputRef> results);
 
 // What running a body means: every node of the body (its side effects are part of it),
 // the arguments fed, the results fetched.

@@ -8,7 +8,8 @@ namespace graphd {
 namespace {
 
 Status InferArg(InferenceContext& c) {
-  ASSIGN_OR_RETURN(int64_t index, c.Attr<int64_t>("index"));
+  // `index` orders the arguments when a body is made from its graph alone.
+  ASSIGN_OR_RETURN(int64_t index, c.AttrOr<int64_t>("index", 0));
   if (index < 0) return c.Error("argument index must be >= 0");
   ASSIGN_OR_RETURN(DType dtype, c.Attr<DType>("dtype"));
   ASSIGN_OR_RETURN(PartialShape shape, c.AttrOr<PartialShape>("shape", PartialShape()));

@@ -1,0 +1,67 @@
+// One graph being traced: a function body, a branch or a loop body. Nodes get unique
+// TensorFlow-style names ("add", "add_1"); tensors from an enclosing scope are brought
+// in as captured arguments (recursively through the scopes in between), eager values
+// as constants. Stateful nodes are chained by control edges in program order
+// (automatic control dependencies).
+#ifndef GRAPHD_COMPILER_TRACER_GRAPH_SCOPE_H_
+#define GRAPHD_COMPILER_TRACER_GRAPH_SCOPE_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "compiler/tracer/tensor_value.h"
+#include "core/graph/function.h"
+
+namespace graphd::compiler::tracer {
+
+class GraphScope {
+ public:
+  // `parent` may be null (a function's outermost scope); it must outlive this scope.
+  GraphScope(GraphScope* parent, std::string name);
+
+  GraphScope* parent() const { return parent_; }
+  const std::string& name() const { return name_; }
+  Graph& graph() { return *graph_; }
+
+  // Adds a node named after `base`. Stateful nodes get a control edge from the
+  // previous stateful node of this scope.
+  StatusOr<const Node*> Add(const std::string& op, const std::string& base, std::vector<OutputRef> inputs,
+                            AttrMap attrs, bool stateful = false);
+  // A new Arg node (an argument of the body this scope becomes).
+  StatusOr<const Node*> NewArg(const std::string& base, DType dtype, const PartialShape& shape);
+
+  // The tensor as an output of this scope's graph.
+  StatusOr<OutputRef> Bring(const TensorObj& t);
+
+  // Outer tensors this scope captured, in capture order: (outer tensor, Arg here).
+  struct Capture {
+    std::shared_ptr<TensorObj> outer;  // a tensor of the parent scope (or eager)
+    const Node* arg;
+  };
+  const std::vector<Capture>& captures() const { return captures_; }
+  // Function arguments in order: NewArg ones first, then captures.
+  std::vector<const Node*> ArgsInOrder() const;
+
+  // The finished body as a Function (arguments: ArgsInOrder, or `args`).
+  StatusOr<FunctionRef> Finish(std::vector<OutputRef> results);
+  StatusOr<FunctionRef> Finish(std::vector<const Node*> args, std::vector<OutputRef> results);
+
+  std::string UniqueName(const std::string& base);
+
+ private:
+  GraphScope* parent_;
+  std::string name_;
+  std::unique_ptr<Graph> graph_;
+  absl::flat_hash_map<std::string, int> name_counts_;
+  const Node* last_stateful_ = nullptr;
+  std::vector<const Node*> args_;
+  std::vector<Capture> captures_;
+  // Outer tensor identity (node or eager object) -> its Arg or Const here.
+  absl::flat_hash_map<const void*, OutputRef> brought_;
+};
+
+}  // namespace graphd::compiler::tracer
+
+#endif  // GRAPHD_COMPILER_TRACER_GRAPH_SCOPE_H_

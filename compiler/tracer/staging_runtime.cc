@@ -1,0 +1,204 @@
+// ag__ with tensor dispatch: MakeStagingRuntime (see tracer.h).
+#include "compiler/tracer/builtins.h"
+#include "compiler/tracer/errors.h"
+#include "compiler/tracer/staging.h"
+
+namespace graphd::compiler::tracer {
+namespace {
+
+using K = Value::Kind;
+
+std::vector<std::string> Names(const Value& tuple) {
+  std::vector<std::string> out;
+  for (const Value& v : tuple.as_tuple()) out.push_back(v.as_str());
+  return out;
+}
+
+StatusOr<std::vector<Value>> GetState(Interpreter& in, const Value& fn, const SourceRange& site) {
+  ASSIGN_OR_RETURN(Value t, in.CallNoArgs(fn, site));
+  return t.as_tuple();
+}
+
+Status SetState(Interpreter& in, const Value& fn, const std::vector<Value>& values, const SourceRange& site) {
+  return in.Call(fn, CallArgs{.args = {Value::Tuple(values)}, .site = site}).status();
+}
+
+// The Python-semantics version of an ag__ entry.
+StatusOr<Value> Fallback(Interpreter& in, const std::string& name, CallArgs& a) {
+  static const std::shared_ptr<Namespace>* python = new std::shared_ptr<Namespace>(MakeAutographRuntime());
+  const Value* fn = (*python)->Find(name);
+  return in.Call(*fn, a);
+}
+
+Status BecameTensor(const char* loop) {
+  return PyError("TypeError",
+                 std::string("the condition of a Python `") + loop +
+                     "` loop became a tensor (a `break` or `return` under a tensor condition?). AutoGraph stages "
+                     "only loops whose condition or iterable is a tensor from the start: write `while "
+                     "tf.constant(True):` or iterate over tf.range(...) instead.");
+}
+
+StatusOr<Value> IfStmt(Interpreter& in, CallArgs& a) {
+  if (a.args.size() != 7 || !a.args[0].is(K::kTensor)) return Fallback(in, "if_stmt", a);
+  ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
+  const SourceRange& site = a.site;
+  std::vector<std::string> names = Names(a.args[5]);
+  ASSIGN_OR_RETURN(std::vector<Value> init, GetState(in, a.args[3], site));
+  auto branch = [&](const Value& fn, const char* name) -> StatusOr<TracedBody> {
+    auto traced = TraceBody(in, *tracer, name, {}, [&](const std::vector<Value>&) -> StatusOr<std::vector<Value>> {
+      RETURN_IF_ERROR(in.CallNoArgs(fn, site).status());
+      return GetState(in, a.args[3], site);
+    });
+    RETURN_IF_ERROR(SetState(in, a.args[4], init, site));
+    return traced;
+  };
+  ASSIGN_OR_RETURN(TracedBody then_body, branch(a.args[1], "cond_true"));
+  ASSIGN_OR_RETURN(TracedBody else_body, branch(a.args[2], "cond_false"));
+  ASSIGN_OR_RETURN(std::vector<Value> out,
+                   StageCond(in, *tracer, a.args[0], names, std::move(then_body), std::move(else_body)));
+  RETURN_IF_ERROR(SetState(in, a.args[4], out, site));
+  return Value::None();
+}
+
+// cond ? then_fn() : else_fn() for one value (if_exp, and_, or_).
+StatusOr<Value> StageValue(Interpreter& in, const Value& cond, const std::function<StatusOr<Value>()>& then_fn,
+                           const std::function<StatusOr<Value>()>& else_fn, const std::string& what) {
+  ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
+  auto one = [&](const std::function<StatusOr<Value>()>& fn, const char* name) {
+    return TraceBody(in, *tracer, name, {}, [&](const std::vector<Value>&) -> StatusOr<std::vector<Value>> {
+      ASSIGN_OR_RETURN(Value v, fn());
+      return std::vector<Value>{v};
+    });
+  };
+  ASSIGN_OR_RETURN(TracedBody t, one(then_fn, "cond_true"));
+  ASSIGN_OR_RETURN(TracedBody e, one(else_fn, "cond_false"));
+  ASSIGN_OR_RETURN(std::vector<Value> out, StageCond(in, *tracer, cond, {what}, std::move(t), std::move(e)));
+  return out[0];
+}
+
+StatusOr<Value> WhileStmt(Interpreter& in, CallArgs& a) {
+  if (a.args.size() != 5) return Fallback(in, "while_stmt", a);
+  const SourceRange& site = a.site;
+  ASSIGN_OR_RETURN(Value first, in.CallNoArgs(a.args[0], site));
+  if (!first.is(K::kTensor)) {
+    Value test = first;
+    while (true) {
+      RETURN_IF_ERROR(in.Step());
+      if (test.is(K::kTensor)) return BecameTensor("while");
+      ASSIGN_OR_RETURN(bool go_on, in.Truthy(test));
+      if (!go_on) return Value::None();
+      RETURN_IF_ERROR(in.CallNoArgs(a.args[1], site).status());
+      ASSIGN_OR_RETURN(test, in.CallNoArgs(a.args[0], site));
+    }
+  }
+  ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
+  ASSIGN_OR_RETURN(std::vector<Value> init, GetState(in, a.args[2], site));
+  RETURN_IF_ERROR(StageWhile(
+      in, *tracer, Names(a.args[4]), init, [&]() { return in.CallNoArgs(a.args[0], site); },
+      [&]() { return in.CallNoArgs(a.args[1], site).status(); },
+      [&]() { return GetState(in, a.args[2], site); },
+      [&](const std::vector<Value>& v) { return SetState(in, a.args[3], v, site); }).status());
+  return Value::None();
+}
+
+StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
+  if (a.args.size() != 6) return Fallback(in, "for_stmt", a);
+  const SourceRange& site = a.site;
+  const Value& iterable = a.args[0];
+  const Value& extra_test = a.args[1];
+  if (!iterable.is(K::kTensor)) {
+    ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(iterable));
+    for (const Value& item : items) {
+      RETURN_IF_ERROR(in.Step());
+      if (!extra_test.is_none()) {
+        ASSIGN_OR_RETURN(Value go, in.CallNoArgs(extra_test, site));
+        if (go.is(K::kTensor)) return BecameTensor("for");
+        ASSIGN_OR_RETURN(bool go_on, in.Truthy(go));
+        if (!go_on) break;
+      }
+      RETURN_IF_ERROR(in.Call(a.args[2], CallArgs{.args = {item}, .site = site}).status());
+    }
+    return Value::None();
+  }
+  // for item in tensor: a While over the index i in [0, len) with the user's state.
+  ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
+  const TensorObj& x = *iterable.as_tensor();
+  if (!x.shape.known_rank() || x.shape.rank() == 0) {
+    return PyError("TypeError", "cannot iterate over a scalar tensor or one of unknown rank");
+  }
+  Value length;
+  if (x.shape.dim(0) != kUnknownDim) {
+    length = Value::Int(x.shape.dim(0));
+  } else {
+    ASSIGN_OR_RETURN(OutputRef xr, tracer->ToTensor(iterable));
+    ASSIGN_OR_RETURN(Value shape, tracer->Op("Shape", {xr}, {{"out_type", DType::kInt32}}));
+    ASSIGN_OR_RETURN(length, in.Subscript(shape, Value::Int(0)));
+  }
+  std::vector<std::string> names = {"<for index>"};
+  for (const std::string& n : Names(a.args[5])) names.push_back(n);
+  ASSIGN_OR_RETURN(std::vector<Value> user_init, GetState(in, a.args[3], site));
+  std::vector<Value> init = {Value::Int(0)};
+  init.insert(init.end(), user_init.begin(), user_init.end());
+  Value index;  // the current iteration's index tensor
+  auto get_state = [&]() -> StatusOr<std::vector<Value>> {
+    ASSIGN_OR_RETURN(std::vector<Value> s, GetState(in, a.args[3], site));
+    s.insert(s.begin(), index);
+    return s;
+  };
+  auto set_state = [&](const std::vector<Value>& v) -> Status {
+    index = v[0];
+    return SetState(in, a.args[4], std::vector<Value>(v.begin() + 1, v.end()), site);
+  };
+  auto test = [&]() -> StatusOr<Value> {
+    ASSIGN_OR_RETURN(Value in_range, in.CompareOp(ast::CmpOpKind::kLt, index, length));
+    if (extra_test.is_none()) return in_range;
+    ASSIGN_OR_RETURN(Value more, in.CallNoArgs(extra_test, site));
+    ASSIGN_OR_RETURN(OutputRef l, tracer->ToTensor(in_range, DType::kBool));
+    ASSIGN_OR_RETURN(OutputRef r, tracer->ToTensor(more, DType::kBool));
+    return tracer->Op("LogicalAnd", {l, r});
+  };
+  auto body = [&]() -> Status {
+    ASSIGN_OR_RETURN(Value item, in.Subscript(iterable, index));
+    RETURN_IF_ERROR(in.Call(a.args[2], CallArgs{.args = {item}, .site = site}).status());
+    ASSIGN_OR_RETURN(index, in.BinaryOp(ast::BinOpKind::kAdd, index, Value::Int(1)));
+    return absl::OkStatus();
+  };
+  RETURN_IF_ERROR(StageWhile(in, *tracer, names, init, test, body, get_state, set_state).status());
+  return Value::None();
+}
+
+StatusOr<Value> IfExp(Interpreter& in, CallArgs& a) {
+  if (a.args.size() != 4 || !a.args[0].is(K::kTensor)) return Fallback(in, "if_exp", a);
+  return StageValue(in, a.args[0], [&]() { return in.CallNoArgs(a.args[1], a.site); },
+                    [&]() { return in.CallNoArgs(a.args[2], a.site); }, "<if_exp>");
+}
+
+StatusOr<Value> AndOr(Interpreter& in, CallArgs& a, bool is_and) {
+  if (a.args.size() != 2) return Fallback(in, is_and ? "and_" : "or_", a);
+  ASSIGN_OR_RETURN(Value left, in.CallNoArgs(a.args[0], a.site));
+  if (!left.is(K::kTensor)) {
+    ASSIGN_OR_RETURN(bool truth, in.Truthy(left));
+    if (truth != is_and) return left;
+    return in.CallNoArgs(a.args[1], a.site);
+  }
+  auto right = [&]() { return in.CallNoArgs(a.args[1], a.site); };
+  auto keep = [&]() -> StatusOr<Value> { return left; };
+  return is_and ? StageValue(in, left, right, keep, "<and>") : StageValue(in, left, keep, right, "<or>");
+}
+
+Value Fn(const std::string& name, BuiltinFn fn) { return Value::Obj(std::make_shared<BuiltinObj>(name, std::move(fn))); }
+
+}  // namespace
+
+std::shared_ptr<Namespace> MakeStagingRuntime() {
+  auto ag = MakeAutographRuntime();
+  ag->Set("if_stmt", Fn("if_stmt", IfStmt));
+  ag->Set("while_stmt", Fn("while_stmt", WhileStmt));
+  ag->Set("for_stmt", Fn("for_stmt", ForStmt));
+  ag->Set("if_exp", Fn("if_exp", IfExp));
+  ag->Set("and_", Fn("and_", [](Interpreter& in, CallArgs& a) { return AndOr(in, a, true); }));
+  ag->Set("or_", Fn("or_", [](Interpreter& in, CallArgs& a) { return AndOr(in, a, false); }));
+  return ag;
+}
+
+}  // namespace graphd::compiler::tracer

@@ -1,0 +1,214 @@
+#include "compiler/tracer/tracer.h"
+
+#include "absl/strings/match.h"
+#include "compiler/tracer/errors.h"
+#include "compiler/tracer/repr.h"
+#include "compiler/tracer/tf_objects.h"
+
+namespace graphd::compiler::tracer {
+namespace {
+
+using K = Value::Kind;
+
+// Graph construction errors surface to user code as Python exceptions, as in TF.
+Status AsPython(Status s) {
+  if (s.ok() || errors::PythonClassOf(s)) return s;
+  bool type_error = absl::StrContains(s.message(), "dtype") || absl::StrContains(s.message(), " is float") ||
+                    absl::StrContains(s.message(), "must be bool");
+  return errors::WithPythonClass(std::move(s), type_error ? "TypeError" : "ValueError");
+}
+
+const char* BinaryOpName(ast::BinOpKind op) {
+  switch (op) {
+    case ast::BinOpKind::kAdd: return "Add";
+    case ast::BinOpKind::kSub: return "Sub";
+    case ast::BinOpKind::kMult: return "Mul";
+    case ast::BinOpKind::kDiv: return "Div";
+    case ast::BinOpKind::kFloorDiv: return "FloorDiv";
+    case ast::BinOpKind::kMod: return "FloorMod";
+    case ast::BinOpKind::kPow: return "Pow";
+    case ast::BinOpKind::kMatMult: return "MatMul";
+    case ast::BinOpKind::kBitAnd: return "LogicalAnd";
+    case ast::BinOpKind::kBitOr: return "LogicalOr";
+    case ast::BinOpKind::kBitXor: return "NotEqual";
+    default: return nullptr;
+  }
+}
+
+const char* CompareOpName(ast::CmpOpKind op) {
+  switch (op) {
+    case ast::CmpOpKind::kEq: return "Equal";
+    case ast::CmpOpKind::kNotEq: return "NotEqual";
+    case ast::CmpOpKind::kLt: return "Less";
+    case ast::CmpOpKind::kLtE: return "LessEqual";
+    case ast::CmpOpKind::kGt: return "Greater";
+    case ast::CmpOpKind::kGtE: return "GreaterEqual";
+    default: return nullptr;
+  }
+}
+
+std::string LowerOpName(const std::string& op) {
+  std::string out;
+  for (size_t i = 0; i < op.size(); ++i) {
+    char c = op[i];
+    if (std::isupper(static_cast<unsigned char>(c))) {
+      if (i > 0) out += '_';
+      out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+StatusOr<Tracer*> TracerOf(Interpreter& interp) {
+  auto* t = dynamic_cast<Tracer*>(interp.tensor_hooks());
+  if (t == nullptr) {
+    return PyError("TypeError", "TensorFlow ops run only inside a tf.function (or at module level in eager mode)");
+  }
+  return t;
+}
+
+Value Tracer::Wrap(OutputRef ref) {
+  auto t = std::make_shared<TensorObj>();
+  t->dtype = ref.node->output(ref.index).dtype;
+  t->shape = ref.node->output(ref.index).shape;
+  t->scope = &scope();
+  t->ref = ref;
+  return Value::Tensor(std::move(t));
+}
+
+StatusOr<OutputRef> Tracer::ToTensor(const Value& v, DType hint) {
+  if (v.is(K::kTensor)) return scope().Bring(*v.as_tensor());
+  ASSIGN_OR_RETURN(Tensor t, PythonToTensor(v, hint));
+  ASSIGN_OR_RETURN(const Node* c, scope().Add("Const", "Const", {}, {{"value", t}}));
+  return OutputRef{c, 0};
+}
+
+StatusOr<Value> Tracer::Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs,
+                           const std::string& base, bool stateful) {
+  auto node = scope().Add(op, base.empty() ? LowerOpName(op) : base, std::move(inputs), std::move(attrs), stateful);
+  if (!node.ok()) return AsPython(node.status());
+  if ((*node)->num_outputs() == 1) return Wrap({*node, 0});
+  std::vector<Value> outs;
+  for (int i = 0; i < (*node)->num_outputs(); ++i) outs.push_back(Wrap({*node, i}));
+  return Value::Tuple(std::move(outs));
+}
+
+StatusOr<Value> Tracer::Binary(Interpreter&, int op, const Value& a, const Value& b) {
+  DType hint = a.is(K::kTensor) ? a.as_tensor()->dtype : b.as_tensor()->dtype;
+  ASSIGN_OR_RETURN(OutputRef x, ToTensor(a, hint));
+  ASSIGN_OR_RETURN(OutputRef y, ToTensor(b, hint));
+  const char* name = op >= 100 ? CompareOpName(static_cast<ast::CmpOpKind>(op - 100))
+                               : BinaryOpName(static_cast<ast::BinOpKind>(op));
+  if (name == nullptr) return PyError("TypeError", "this operator is not supported on tensors");
+  if (op == static_cast<int>(ast::BinOpKind::kDiv)) {
+    // Python's / is true division: integers divide as floating point (TF's truediv).
+    DType dt = x.node->output(x.index).dtype;
+    if (IsInteger(dt)) {
+      DType to = dt == DType::kInt8 || dt == DType::kInt16 || dt == DType::kUInt8 ? DType::kFloat32 : DType::kFloat64;
+      ASSIGN_OR_RETURN(Value cx, Op("Cast", {x}, {{"DstT", to}}));
+      ASSIGN_OR_RETURN(Value cy, Op("Cast", {y}, {{"DstT", to}}));
+      x = cx.as_tensor()->ref;
+      y = cy.as_tensor()->ref;
+    }
+    return Op("Div", {x, y}, {}, "truediv");
+  }
+  return Op(name, {x, y});
+}
+
+StatusOr<Value> Tracer::Unary(Interpreter&, ast::UnaryOpKind op, const Value& v) {
+  ASSIGN_OR_RETURN(OutputRef x, ToTensor(v));
+  DType dt = x.node->output(x.index).dtype;
+  switch (op) {
+    case ast::UnaryOpKind::kUAdd: return Wrap(x);
+    case ast::UnaryOpKind::kUSub: {
+      ASSIGN_OR_RETURN(OutputRef zero, ToTensor(Value::Int(0), dt));
+      return Op("Sub", {zero, x}, {}, "neg");
+    }
+    case ast::UnaryOpKind::kNot:
+    case ast::UnaryOpKind::kInvert:
+      if (dt != DType::kBool) {
+        return PyError("TypeError", "'not' and '~' on a tensor need a bool tensor, got " + std::string(DTypeName(dt)));
+      }
+      return Op("LogicalNot", {x});
+  }
+  return PyError("TypeError", "bad unary operator");
+}
+
+StatusOr<bool> Tracer::Truth(Interpreter&, const Value& t) {
+  if (!t.as_tensor()->symbolic()) {
+    const Tensor& value = *t.as_tensor()->value;
+    if (value.num_elements() != 1) return PyError("ValueError", "The truth value of an array with more than one element is ambiguous");
+    if (value.dtype() == DType::kBool) return value.data<bool>()[0];
+  }
+  return PyError("TypeError",
+                 "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: its value is known only when "
+                 "the function runs. AutoGraph stages `if`, `while` and `for` on tensors; other uses need "
+                 "tf.cond or tf.where.");
+}
+
+StatusOr<Value> Tracer::GetAttr(Interpreter& interp, const Value& tv, const std::string& name) {
+  const TensorObj& t = *tv.as_tensor();
+  if (name == "shape" || name == "get_shape") {
+    Value shape;
+    if (!t.shape.known_rank()) {
+      shape = Value::None();
+    } else {
+      std::vector<Value> dims;
+      for (int64_t d : t.shape.dims()) dims.push_back(d == kUnknownDim ? Value::None() : Value::Int(d));
+      shape = Value::Tuple(std::move(dims));
+    }
+    if (name == "shape") return shape;
+    return Value::Obj(std::make_shared<BuiltinObj>("get_shape", [shape](Interpreter&, CallArgs&) -> StatusOr<Value> { return shape; }));
+  }
+  if (name == "dtype") return DTypeObj::Make(t.dtype);
+  if (name == "name") return Value::Str(t.Name());
+  if (name == "ndim") return t.shape.known_rank() ? Value::Int(t.shape.rank()) : Value::None();
+  if (name == "__abs__") {
+    return Value::Obj(std::make_shared<BuiltinObj>("__abs__", [this, tv](Interpreter&, CallArgs&) -> StatusOr<Value> {
+      ASSIGN_OR_RETURN(OutputRef x, ToTensor(tv));
+      return Op("Abs", {x});
+    }));
+  }
+  if (name == "set_shape") {
+    auto obj = tv.as_tensor();
+    return Value::Obj(std::make_shared<BuiltinObj>("set_shape", [obj](Interpreter&, CallArgs& a) -> StatusOr<Value> {
+      if (a.args.size() != 1) return PyError("TypeError", "set_shape() takes 1 argument");
+      ASSIGN_OR_RETURN(PartialShape want, ShapeFromValue(a.args[0]));
+      if (want.known_rank()) {
+        if (obj->shape.known_rank() && obj->shape.rank() != want.rank()) {
+          return PyError("ValueError", "Shapes " + ShapeRepr(obj->shape) + " and " + ShapeRepr(want) + " are incompatible");
+        }
+        std::vector<int64_t> merged = want.dims();
+        for (int i = 0; obj->shape.known_rank() && i < want.rank(); ++i) {
+          int64_t have = obj->shape.dim(i);
+          if (have != kUnknownDim && merged[i] != kUnknownDim && have != merged[i]) {
+            return PyError("ValueError", "Shapes " + ShapeRepr(obj->shape) + " and " + ShapeRepr(want) + " are incompatible");
+          }
+          if (merged[i] == kUnknownDim) merged[i] = have;
+        }
+        obj->shape = PartialShape(merged);
+      }
+      return Value::None();
+    }));
+  }
+  // Tensor methods that mirror tf functions: x.numpy() only for eager values.
+  if (name == "numpy") return PyError("NotImplementedError", "numpy() of a symbolic tensor: its value exists only when the function runs");
+  (void)interp;
+  return PyError("AttributeError", "'Tensor' object has no attribute '" + name + "'");
+}
+
+StatusOr<Value> Tracer::Subscript(Interpreter& interp, const Value& tensor, const Value& index) {
+  return SliceTensor(interp, *this, tensor, index);
+}
+
+StatusOr<std::vector<Value>> Tracer::Iterate(Interpreter&, const Value&) {
+  return PyError("TypeError",
+                 "Iterating over a symbolic `tf.Tensor` in Python is not allowed; use it as the iterable of a "
+                 "`for` loop in a tf.function (AutoGraph stages it) or tf.unstack");
+}
+
+}  // namespace graphd::compiler::tracer

@@ -1,0 +1,64 @@
+// The tracer: the interpreter's tensor semantics. Operations on tensors add nodes to
+// the current GraphScope; AutoGraph's if/while/for on tensor conditions are staged
+// into If and While nodes (staging.cc); the `tf` namespace (tf_api.cc) builds ops.
+// One Tracer per trace; not thread-safe.
+#ifndef GRAPHD_COMPILER_TRACER_TRACER_H_
+#define GRAPHD_COMPILER_TRACER_TRACER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "compiler/tracer/graph_scope.h"
+#include "compiler/tracer/interpreter.h"
+
+namespace graphd::compiler::tracer {
+
+class Tracer : public TensorHooks {
+ public:
+  // `root` is the scope of the function being traced; it must outlive the tracer.
+  explicit Tracer(GraphScope* root) { scopes_.push_back(root); }
+
+  GraphScope& scope() { return *scopes_.back(); }
+  void Push(GraphScope* s) { scopes_.push_back(s); }
+  void Pop() { scopes_.pop_back(); }
+
+  // `v` as a tensor of the current scope: tensors are brought in, Python values
+  // become constants (of dtype `hint` when given, else inferred as TensorFlow does:
+  // float -> float32, int -> int32, bool, str -> string).
+  StatusOr<OutputRef> ToTensor(const Value& v, DType hint = DType::kInvalid);
+  // A tracer value for a node output of the current scope.
+  Value Wrap(OutputRef ref);
+  // Adds `op` to the current scope and returns its outputs as values (one output:
+  // the value itself; several: a tuple).
+  StatusOr<Value> Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs = {},
+                     const std::string& base = "", bool stateful = false);
+
+  // TensorHooks
+  StatusOr<Value> Binary(Interpreter& interp, int op, const Value& a, const Value& b) override;
+  StatusOr<Value> Unary(Interpreter& interp, ast::UnaryOpKind op, const Value& x) override;
+  StatusOr<bool> Truth(Interpreter& interp, const Value& tensor) override;
+  StatusOr<Value> GetAttr(Interpreter& interp, const Value& tensor, const std::string& name) override;
+  StatusOr<Value> Subscript(Interpreter& interp, const Value& tensor, const Value& index) override;
+  StatusOr<std::vector<Value>> Iterate(Interpreter& interp, const Value& tensor) override;
+
+ private:
+  std::vector<GraphScope*> scopes_;
+};
+
+// The interpreter's tracer, or a TypeError saying tensors need a tf.function.
+StatusOr<Tracer*> TracerOf(Interpreter& interp);
+
+// A Python value (scalar or nested lists/tuples) as a constant tensor.
+StatusOr<Tensor> PythonToTensor(const Value& v, DType hint);
+
+// The `tf` namespace (tensorflow, tensorflow.compat.v2) and its submodules.
+std::shared_ptr<Namespace> MakeTfModule();
+
+// AutoGraph's runtime with tensor-aware if/while/for, if_exp, and_/or_/not_,
+// assert and list_append (falling back to Python semantics for Python values).
+std::shared_ptr<Namespace> MakeStagingRuntime();
+
+}  // namespace graphd::compiler::tracer
+
+#endif  // GRAPHD_COMPILER_TRACER_TRACER_H_
