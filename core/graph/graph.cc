@@ -32,7 +32,9 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
                                   " data inputs, got ", num_inputs));
   }
   std::vector<TensorType> input_types;
+  std::vector<const Tensor*> input_values;  // Const producers' values, for inference
   input_types.reserve(spec.inputs.size());
+  input_values.reserve(spec.inputs.size());
   for (size_t i = 0; i < spec.inputs.size(); ++i) {
     const OutputRef& in = spec.inputs[i];
     if (in.index < 0 || in.index >= in.node->num_outputs()) {
@@ -48,8 +50,14 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
                                     in.node->op_name(), ")"));
     }
     input_types.push_back(in.node->output(in.index));
+    const Tensor* value = nullptr;
+    if (in.node->op_name() == "Const") {
+      auto it = in.node->attrs().find("value");
+      if (it != in.node->attrs().end()) value = std::get_if<Tensor>(&it->second);
+    }
+    input_values.push_back(value);
   }
-  InferenceContext ctx(spec.name, *op, input_types, spec.attrs);
+  InferenceContext ctx(spec.name, *op, input_types, spec.attrs, input_values);
   if (op->infer) {
     Status s = op->infer(ctx);
     if (!s.ok()) return errors::WithNode(std::move(s), spec.name);

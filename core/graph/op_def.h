@@ -48,13 +48,21 @@ struct OpDef {
 // What an inference function sees of the node being added.
 class InferenceContext {
  public:
+  // `input_values[i]`, when given and not null, is the value of input i known while
+  // building the graph (its producer is a Const); it must outlive the context.
   InferenceContext(absl::string_view node_name, const OpDef& op, std::span<const TensorType> inputs,
-                   const AttrMap& attrs)
-      : node_name_(node_name), op_(op), inputs_(inputs), attrs_(attrs) {}
+                   const AttrMap& attrs, std::span<const Tensor* const> input_values = {})
+      : node_name_(node_name), op_(op), inputs_(inputs), attrs_(attrs),
+        input_values_(input_values) {}
 
   absl::string_view node_name() const { return node_name_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
   const TensorType& input(int i) const { return inputs_[i]; }
+  // The value of input i when its producer is a Const node, else nullptr. Lets
+  // inference compute exact shapes from constant operands (Range's bounds).
+  const Tensor* input_value(int i) const {
+    return i < static_cast<int>(input_values_.size()) ? input_values_[i] : nullptr;
+  }
   const AttrMap& attrs() const { return attrs_; }
 
   // The attribute `name` as T; InvalidArgument naming the node when missing or of
@@ -82,6 +90,7 @@ class InferenceContext {
   const OpDef& op_;
   std::span<const TensorType> inputs_;
   const AttrMap& attrs_;
+  std::span<const Tensor* const> input_values_;
   std::vector<TensorType> outputs_;
 };
 

@@ -7,8 +7,10 @@ namespace graphd {
 class OpRegistry;
 
 void RegisterArrayOps(OpRegistry& registry);  // Placeholder, Const, Identity, NoOp, Reshape, Cast
-void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul, reductions
-void RegisterNnOps(OpRegistry& registry);     // Relu, Sigmoid, Tanh, Softmax
+void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul
+void RegisterUnaryOps(OpRegistry& registry);  // Abs, Neg, Exp, Log, Round, ... (unary math)
+void RegisterReductionOps(OpRegistry& registry);  // Sum..Prod, Any, All, ArgMax/Min, Cumsum
+void RegisterNnOps(OpRegistry& registry);     // activations, (Log)Softmax, BiasAdd
 void RegisterStateOps(OpRegistry& registry);  // VariableV2, Assign, AssignAdd, AssignSub
 void RegisterControlFlowOps(OpRegistry& registry);  // Arg, If, While
 void RegisterLogicOps(OpRegistry& registry);  // comparisons, LogicalAnd/Or/Not
@@ -16,6 +18,8 @@ void RegisterLogicOps(OpRegistry& registry);  // comparisons, LogicalAnd/Or/Not
 inline void RegisterAllOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterMathOps(registry);
+  RegisterUnaryOps(registry);
+  RegisterReductionOps(registry);
   RegisterNnOps(registry);
   RegisterStateOps(registry);
   RegisterControlFlowOps(registry);

@@ -1,6 +1,4 @@
-// Binary elementwise ops with numpy broadcasting, MatMul, and reductions.
-#include <set>
-
+// Binary elementwise ops with numpy broadcasting, and MatMul.
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 
@@ -59,42 +57,6 @@ Status InferMatMul(InferenceContext& c) {
   return absl::OkStatus();
 }
 
-Status InferReduction(InferenceContext& c) {
-  const TensorType& x = c.input(0);
-  if (!IsNumeric(x.dtype)) {
-    return c.Error(absl::StrCat("dtype ", DTypeName(x.dtype), " is not supported"));
-  }
-  ASSIGN_OR_RETURN(bool keep, c.AttrOr<bool>("keep_dims", false));
-  bool all = c.attrs().find("axis") == c.attrs().end();
-  ASSIGN_OR_RETURN(IntList axes, c.AttrOr<IntList>("axis", {}));
-  if (!x.shape.known_rank()) {
-    c.AddOutput(x.dtype, PartialShape::UnknownRank());
-    return absl::OkStatus();
-  }
-  int rank = x.shape.rank();
-  std::set<int> reduce;
-  if (all) {
-    for (int i = 0; i < rank; ++i) reduce.insert(i);
-  }
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) {
-      return c.Error(absl::StrCat("axis ", a, " is out of range for a tensor of rank ", rank));
-    }
-    int axis = static_cast<int>(a < 0 ? a + rank : a);
-    if (!reduce.insert(axis).second) return c.Error(absl::StrCat("axis ", a, " given twice"));
-  }
-  std::vector<int64_t> out;
-  for (int i = 0; i < rank; ++i) {
-    if (!reduce.contains(i)) {
-      out.push_back(x.shape.dim(i));
-    } else if (keep) {
-      out.push_back(1);
-    }
-  }
-  c.AddOutput(x.dtype, PartialShape(out));
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void RegisterMathOps(OpRegistry& r) {
@@ -103,9 +65,6 @@ void RegisterMathOps(OpRegistry& r) {
     r.Register({.name = name, .num_inputs = 2, .infer = InferBinary});
   }
   r.Register({.name = "MatMul", .num_inputs = 2, .infer = InferMatMul});
-  for (const char* name : {"Sum", "Mean", "Max"}) {
-    r.Register({.name = name, .num_inputs = 1, .infer = InferReduction});
-  }
 }
 
 }  // namespace graphd

@@ -1,14 +1,17 @@
-// Relu, Sigmoid, Tanh and Softmax (last axis): oneDNN for float32, loops for float64.
+// Relu, Relu6, Sigmoid, Tanh, Gelu (erf or tanh approximation), Softmax and LogSoftmax
+// (last axis): oneDNN for float32, loops for float64 and tiny tensors.
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/node_attrs.h"
 
 namespace graphd::executor::cpu {
 namespace {
 
-enum class Act { kRelu, kSigmoid, kTanh, kSoftmax };
+enum class Act { kRelu, kRelu6, kSigmoid, kTanh, kGeluErf, kGeluTanh, kSoftmax, kLogSoftmax };
 
 template <typename T>
 void Reference(Act act, const T* x, T* y, int64_t n, int64_t inner) {
@@ -16,6 +19,19 @@ void Reference(Act act, const T* x, T* y, int64_t n, int64_t inner) {
     case Act::kRelu:
       for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 0 ? x[i] : T(0);
       break;
+    case Act::kRelu6:
+      for (int64_t i = 0; i < n; ++i) y[i] = std::min(std::max(x[i], T(0)), T(6));
+      break;
+    case Act::kGeluErf:
+      for (int64_t i = 0; i < n; ++i) y[i] = T(0.5) * x[i] * (T(1) + std::erf(x[i] / std::sqrt(T(2))));
+      break;
+    case Act::kGeluTanh: {
+      const T k = std::sqrt(T(2) / std::numbers::pi_v<T>);
+      for (int64_t i = 0; i < n; ++i) {
+        y[i] = T(0.5) * x[i] * (T(1) + std::tanh(k * (x[i] + T(0.044715) * x[i] * x[i] * x[i])));
+      }
+      break;
+    }
     case Act::kSigmoid:
       for (int64_t i = 0; i < n; ++i) y[i] = T(1) / (T(1) + std::exp(-x[i]));
       break;
@@ -30,6 +46,17 @@ void Reference(Act act, const T* x, T* y, int64_t n, int64_t inner) {
         T sum = 0;
         for (int64_t i = 0; i < inner; ++i) sum += (yr[i] = std::exp(xr[i] - mx));
         for (int64_t i = 0; i < inner; ++i) yr[i] /= sum;
+      }
+      break;
+    case Act::kLogSoftmax:
+      for (int64_t row = 0; row < n / inner; ++row) {
+        const T* xr = x + row * inner;
+        T* yr = y + row * inner;
+        T mx = *std::max_element(xr, xr + inner);
+        T sum = 0;
+        for (int64_t i = 0; i < inner; ++i) sum += std::exp(xr[i] - mx);
+        T log_sum = std::log(sum);
+        for (int64_t i = 0; i < inner; ++i) yr[i] = xr[i] - mx - log_sum;
       }
       break;
   }
@@ -61,16 +88,27 @@ class ActivationKernel : public OpKernel {
     dnnl::memory::desc md = PlainDesc(dims);
     dnnl::primitive prim = cache_.Get(dims, [&]() -> dnnl::primitive {
       auto inference = dnnl::prop_kind::forward_inference;
+      int axis = static_cast<int>(dims.size()) - 1;
       if (act_ == Act::kSoftmax) {
-        int axis = static_cast<int>(dims.size()) - 1;
         return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
             dnnl::softmax_forward::desc(inference, md, axis), PrimitiveAttr(), Engine()));
       }
-      auto alg = act_ == Act::kRelu      ? dnnl::algorithm::eltwise_relu
-                 : act_ == Act::kSigmoid ? dnnl::algorithm::eltwise_logistic
-                                         : dnnl::algorithm::eltwise_tanh;
+      if (act_ == Act::kLogSoftmax) {
+        return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
+            dnnl::logsoftmax_forward::desc(inference, md, axis), PrimitiveAttr(), Engine()));
+      }
+      float alpha = 0.f, beta = 0.f;
+      dnnl::algorithm alg = dnnl::algorithm::eltwise_relu;
+      switch (act_) {
+        case Act::kRelu6: alg = dnnl::algorithm::eltwise_clip; beta = 6.f; break;
+        case Act::kSigmoid: alg = dnnl::algorithm::eltwise_logistic; break;
+        case Act::kTanh: alg = dnnl::algorithm::eltwise_tanh; break;
+        case Act::kGeluErf: alg = dnnl::algorithm::eltwise_gelu_erf; break;
+        case Act::kGeluTanh: alg = dnnl::algorithm::eltwise_gelu_tanh; break;
+        default: break;
+      }
       return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
-          dnnl::eltwise_forward::desc(inference, alg, md, 0.f, 0.f), PrimitiveAttr(), Engine()));
+          dnnl::eltwise_forward::desc(inference, alg, md, alpha, beta), PrimitiveAttr(), Engine()));
     });
     RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, y)}});
   }
@@ -93,6 +131,13 @@ void RegisterActivationKernels(KernelRegistry& r) {
   r.Register("Sigmoid", kCpu, dtypes, Factory(Act::kSigmoid));
   r.Register("Tanh", kCpu, dtypes, Factory(Act::kTanh));
   r.Register("Softmax", kCpu, dtypes, Factory(Act::kSoftmax));
+  r.Register("Relu6", kCpu, dtypes, Factory(Act::kRelu6));
+  r.Register("LogSoftmax", kCpu, dtypes, Factory(Act::kLogSoftmax));
+  r.Register("Gelu", kCpu, dtypes, [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+    return std::make_unique<ActivationKernel>(AttrOr<bool>(node, "approximate", false)
+                                                  ? Act::kGeluTanh
+                                                  : Act::kGeluErf);
+  });
 }
 
 }  // namespace graphd::executor::cpu

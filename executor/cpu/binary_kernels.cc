@@ -1,8 +1,33 @@
-// Add, Sub, Mul, Div, Maximum, Minimum.
+// Add, Sub, Mul, Div, Maximum, Minimum, FloorDiv, FloorMod, Pow, and BiasAdd (an Add
+// with the bias viewed along the channel dimension).
 #include "executor/cpu/elementwise.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/node_attrs.h"
 
 namespace graphd::executor::cpu {
+namespace {
+
+Status BiasAddFn(KernelContext& ctx) {
+  const Tensor& value = ctx.input(0);
+  const Tensor& bias = ctx.input(1);
+  const bool nchw = AttrOr<std::string>(ctx.node(), "data_format", "NHWC") == "NCHW";
+  const int rank = value.shape().rank();
+  const int channel_dim = nchw ? 1 : rank - 1;
+  if (rank < 2 || bias.shape().rank() != 1 || bias.shape().dim(0) != value.shape().dim(channel_dim)) {
+    return ctx.Error(absl::StrCat("bias ", bias.shape().ToString(), " does not match the channels of ",
+                                  value.shape().ToString(), nchw ? " (NCHW)" : " (NHWC)"));
+  }
+  // NCHW: bias as [C, 1, ..., 1] so that broadcasting puts it on dimension 1.
+  std::vector<int64_t> dims(rank - channel_dim, 1);
+  dims[0] = bias.shape().dim(0);
+  ASSIGN_OR_RETURN(Tensor view, bias.Reshaped(Shape(dims)));
+  auto out = ComputeBinary(BinaryOp::kAdd, value, view, &ctx.cancellation());
+  if (!out.ok()) return ctx.Error(out.status());
+  ctx.set_output(0, *std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 void RegisterBinaryKernels(KernelRegistry& r) {
   for (const char* name :
@@ -18,6 +43,7 @@ void RegisterBinaryKernels(KernelRegistry& r) {
                  });
                });
   }
+  r.Register("BiasAdd", kCpu, kArithmeticDTypes, FnKernel::Factory(BiasAddFn));
 }
 
 }  // namespace graphd::executor::cpu

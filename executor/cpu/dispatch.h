@@ -3,6 +3,7 @@
 #define GRAPHD_EXECUTOR_CPU_DISPATCH_H_
 
 #include <cstdint>
+#include <string>
 
 #include "core/dtype.h"
 #include "core/status.h"
@@ -25,6 +26,22 @@ Status DispatchNumeric(DType dtype, Fn&& fn) {
     default:
       return errors::Unimplemented(
           absl::StrCat("no CPU kernel computes in dtype ", DTypeName(dtype)));
+  }
+}
+
+// For kernels that move elements without computing on them: fn.template operator()<T>()
+// with T = std::string for string tensors, else an unsigned integer of the element's
+// size (uint8_t .. uint64_t), so one instantiation serves every dtype of that size.
+template <typename Fn>
+Status DispatchElement(DType dtype, Fn&& fn) {
+  if (dtype == DType::kString) return fn.template operator()<std::string>();
+  switch (DTypeSize(dtype)) {
+    case 1: return fn.template operator()<uint8_t>();
+    case 2: return fn.template operator()<uint16_t>();
+    case 4: return fn.template operator()<uint32_t>();
+    case 8: return fn.template operator()<uint64_t>();
+    default:
+      return errors::Unimplemented(absl::StrCat("cannot move elements of dtype ", DTypeName(dtype)));
   }
 }
 

@@ -21,10 +21,12 @@ inline constexpr DType kCastDTypes[] = {DType::kFloat32, DType::kFloat64, DType:
                                         DType::kUInt8,   DType::kBool};
 
 void RegisterArrayKernels(KernelRegistry& r);       // Const, Identity, NoOp, Placeholder, Reshape, Cast
-void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, Maximum, Minimum
+void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, ..., Pow, BiasAdd
 void RegisterMatMulKernels(KernelRegistry& r);      // MatMul
-void RegisterActivationKernels(KernelRegistry& r);  // Relu, Sigmoid, Tanh, Softmax
-void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max
+void RegisterUnaryKernels(KernelRegistry& r);       // Abs, Neg, Sign, Exp, Log, Round, ...
+void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, Gelu, (Log)Softmax
+void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
+void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
 void RegisterStateKernels(KernelRegistry& r);       // VariableV2, Assign, AssignAdd, AssignSub
 void RegisterLogicKernels(KernelRegistry& r);       // comparisons, LogicalAnd/Or/Not
 
@@ -32,8 +34,10 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterArrayKernels(r);
   RegisterBinaryKernels(r);
   RegisterMatMulKernels(r);
+  RegisterUnaryKernels(r);
   RegisterActivationKernels(r);
   RegisterReductionKernels(r);
+  RegisterScanKernels(r);
   RegisterStateKernels(r);
   RegisterLogicKernels(r);
 }

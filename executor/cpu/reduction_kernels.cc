@@ -1,5 +1,6 @@
-// Sum, Mean, Max over a set of axes (attr `axis`, absent = all), with keep_dims.
-// float32 via oneDNN's reduction when large enough; a strided loop otherwise.
+// Sum, Mean, Max, Min, Prod (numbers) and Any, All (bools) over a set of axes (attr
+// `axis`, int or list, absent = all), with keep_dims. float32 via oneDNN's reduction
+// when large enough; a strided loop otherwise.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -11,7 +12,7 @@
 namespace graphd::executor::cpu {
 namespace {
 
-enum class Reduce { kSum, kMean, kMax };
+enum class Reduce { kSum, kMean, kMax, kMin, kProd, kAny, kAll };
 constexpr int64_t kDnnlMinElements = 4096;
 
 class ReductionKernel : public OpKernel {
@@ -41,10 +42,11 @@ class ReductionKernel : public OpKernel {
     }
     return DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
       if constexpr (std::is_same_v<T, bool>) {
-        return ctx.Error("bool tensors cannot be reduced");
-      } else {
-        return Loop<T>(x, kept_dims, *out, ctx.cancellation());
+        if (kind_ != Reduce::kAny && kind_ != Reduce::kAll) {
+          return ctx.Error("bool tensors cannot be reduced");
+        }
       }
+      return Loop<T>(x, kept_dims, *out, ctx.cancellation());
     });
   }
 
@@ -55,11 +57,40 @@ class ReductionKernel : public OpKernel {
     using Acc = std::conditional_t<std::is_floating_point_v<T>, double, int64_t>;
     int rank = x.shape().rank();
     int64_t n_out = out.num_elements();
-    // The identity of max is -inf for floats (lowest() for integers), as in TensorFlow.
-    Acc max_identity = std::numeric_limits<T>::has_infinity
-                           ? -static_cast<Acc>(std::numeric_limits<T>::infinity())
-                           : static_cast<Acc>(std::numeric_limits<T>::lowest());
-    std::vector<Acc> acc(n_out, kind_ == Reduce::kMax ? max_identity : Acc{0});
+    // Identities as in TensorFlow: max of nothing is -inf (lowest() for integers), min
+    // of nothing +inf (max()), product 1, any false, all true.
+    Acc identity{0};
+    switch (kind_) {
+      case Reduce::kMax:
+        identity = std::numeric_limits<T>::has_infinity
+                       ? -static_cast<Acc>(std::numeric_limits<T>::infinity())
+                       : static_cast<Acc>(std::numeric_limits<T>::lowest());
+        break;
+      case Reduce::kMin:
+        identity = std::numeric_limits<T>::has_infinity
+                       ? static_cast<Acc>(std::numeric_limits<T>::infinity())
+                       : static_cast<Acc>(std::numeric_limits<T>::max());
+        break;
+      case Reduce::kProd:
+      case Reduce::kAll: identity = 1; break;
+      default: break;
+    }
+    auto combine = [kind = kind_](Acc a, Acc v) -> Acc {
+      switch (kind) {
+        case Reduce::kMax: return std::max(a, v);
+        case Reduce::kMin: return std::min(a, v);
+        case Reduce::kProd:
+          if constexpr (std::is_integral_v<Acc>) {  // wraps like T's own arithmetic
+            return static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(v));
+          } else {
+            return a * v;
+          }
+        case Reduce::kAny: return (a != 0) || (v != 0);
+        case Reduce::kAll: return (a != 0) && (v != 0);
+        default: return a + v;
+      }
+    };
+    std::vector<Acc> acc(n_out, identity);
     // Output strides over the input's index space (0 on reduced dims).
     std::vector<int64_t> ostride(rank, 0);
     int64_t s = 1;
@@ -73,7 +104,7 @@ class ReductionKernel : public OpKernel {
     for (int64_t i = 0; i < n; ++i) {
       if (i % (int64_t{1} << 16) == 0) RETURN_IF_ERROR(token.Check());
       Acc v = static_cast<Acc>(px[i]);
-      acc[o] = kind_ == Reduce::kMax ? std::max(acc[o], v) : acc[o] + v;
+      acc[o] = combine(acc[o], v);
       for (int d = rank - 1; d >= 0; --d) {
         o += ostride[d];
         if (++index[d] < x.shape().dim(d)) break;
@@ -101,6 +132,8 @@ class ReductionKernel : public OpKernel {
                                                : dnnl::memory::dims(kept_dims.begin(), kept_dims.end());
     auto alg = kind_ == Reduce::kSum    ? dnnl::algorithm::reduction_sum
                : kind_ == Reduce::kMean ? dnnl::algorithm::reduction_mean
+               : kind_ == Reduce::kMin  ? dnnl::algorithm::reduction_min
+               : kind_ == Reduce::kProd ? dnnl::algorithm::reduction_mul
                                         : dnnl::algorithm::reduction_max;
     dnnl::reduction prim = cache_.Get(src, [&] {
       return dnnl::reduction(dnnl::reduction::primitive_desc(
@@ -122,7 +155,14 @@ KernelFactory Factory(Reduce kind) {
     auto axis = node.attrs().find("axis");
     auto keep = node.attrs().find("keep_dims");
     bool all = axis == node.attrs().end();
-    std::vector<int64_t> axes = all ? std::vector<int64_t>{} : std::get<IntList>(axis->second);
+    std::vector<int64_t> axes;
+    if (!all) {
+      if (const int64_t* one = std::get_if<int64_t>(&axis->second)) {
+        axes = {*one};
+      } else {
+        axes = std::get<IntList>(axis->second);
+      }
+    }
     return std::make_unique<ReductionKernel>(kind, std::move(axes), all,
                                              keep != node.attrs().end() && std::get<bool>(keep->second));
   };
@@ -134,6 +174,10 @@ void RegisterReductionKernels(KernelRegistry& r) {
   r.Register("Sum", kCpu, kArithmeticDTypes, Factory(Reduce::kSum));
   r.Register("Mean", kCpu, kArithmeticDTypes, Factory(Reduce::kMean));
   r.Register("Max", kCpu, kArithmeticDTypes, Factory(Reduce::kMax));
+  r.Register("Min", kCpu, kArithmeticDTypes, Factory(Reduce::kMin));
+  r.Register("Prod", kCpu, kArithmeticDTypes, Factory(Reduce::kProd));
+  r.Register("Any", kCpu, DType::kBool, Factory(Reduce::kAny));
+  r.Register("All", kCpu, DType::kBool, Factory(Reduce::kAll));
 }
 
 }  // namespace graphd::executor::cpu

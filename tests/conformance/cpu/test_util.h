@@ -118,7 +118,8 @@ inline void ExpectClose(const Tensor& got, const std::vector<double>& want, doub
   int bad = 0;
   for (size_t i = 0; i < g.size() && bad < 10; ++i) {
     bool ok = std::isnan(want[i]) ? std::isnan(g[i])
-                                  : std::abs(g[i] - want[i]) <= atol + rtol * std::abs(want[i]);
+                                  : g[i] == want[i] ||  // also equal infinities
+                                        std::abs(g[i] - want[i]) <= atol + rtol * std::abs(want[i]);
     if (!ok) {
       ++bad;
       ADD_FAILURE() << "element " << i << " of " << got.DebugString() << ": got " << g[i]

@@ -1,0 +1,112 @@
+// Reductions over axes (Sum, Mean, Max, Min, Prod on numbers; Any, All on bools),
+// ArgMax/ArgMin over one axis, and Cumsum.
+#include <set>
+
+#include "core/graph/op_registry.h"
+#include "core/ops/all_ops.h"
+#include "core/ops/op_util.h"
+
+namespace graphd {
+namespace {
+
+// attrs: axis (int or list(int); absent = all axes), keep_dims (bool, default false).
+Status InferReduction(InferenceContext& c, bool boolean) {
+  const TensorType& x = c.input(0);
+  if (boolean) {
+    RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, {DType::kBool}, "input dtype"));
+  } else if (!IsNumeric(x.dtype)) {
+    return c.Error(absl::StrCat("dtype ", DTypeName(x.dtype), " is not supported"));
+  }
+  ASSIGN_OR_RETURN(bool keep, c.AttrOr<bool>("keep_dims", false));
+  auto attr = c.attrs().find("axis");
+  bool all = attr == c.attrs().end();
+  IntList axes;
+  if (!all) {
+    if (const int64_t* one = std::get_if<int64_t>(&attr->second)) {
+      axes = {*one};
+    } else {
+      ASSIGN_OR_RETURN(axes, c.Attr<IntList>("axis"));
+    }
+  }
+  if (!x.shape.known_rank()) {
+    c.AddOutput(x.dtype, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  int rank = x.shape.rank();
+  std::set<int> reduce;
+  if (all) {
+    for (int i = 0; i < rank; ++i) reduce.insert(i);
+  }
+  for (int64_t a : axes) {
+    ASSIGN_OR_RETURN(int axis, ops::CanonicalAxis(c, a, rank));
+    if (!reduce.insert(axis).second) return c.Error(absl::StrCat("axis ", a, " given twice"));
+  }
+  std::vector<int64_t> out;
+  for (int i = 0; i < rank; ++i) {
+    if (!reduce.contains(i)) {
+      out.push_back(x.shape.dim(i));
+    } else if (keep) {
+      out.push_back(1);
+    }
+  }
+  c.AddOutput(x.dtype, PartialShape(out));
+  return absl::OkStatus();
+}
+
+// attrs: axis (int, default 0), output_type (int32 | int64, default int64).
+Status InferArgReduce(InferenceContext& c) {
+  const TensorType& x = c.input(0);
+  if (!IsNumeric(x.dtype)) {
+    return c.Error(absl::StrCat("dtype ", DTypeName(x.dtype), " is not supported"));
+  }
+  ASSIGN_OR_RETURN(DType out_type, c.AttrOr<DType>("output_type", DType::kInt64));
+  RETURN_IF_ERROR(ops::CheckDType(c, out_type, {DType::kInt32, DType::kInt64}, "output_type"));
+  ASSIGN_OR_RETURN(int64_t axis, c.AttrOr<int64_t>("axis", 0));
+  if (!x.shape.known_rank()) {
+    c.AddOutput(out_type, PartialShape::UnknownRank());
+    return absl::OkStatus();
+  }
+  ASSIGN_OR_RETURN(int a, ops::CanonicalAxis(c, axis, x.shape.rank()));
+  if (x.shape.dim(a) == 0) {
+    return c.Error(absl::StrCat("cannot reduce over axis ", axis, ", which is empty in shape ",
+                                x.shape.ToString()));
+  }
+  std::vector<int64_t> out = x.shape.dims();
+  out.erase(out.begin() + a);
+  c.AddOutput(out_type, PartialShape(out));
+  return absl::OkStatus();
+}
+
+// attrs: axis (int, default 0), exclusive, reverse (bool, default false).
+Status InferCumsum(InferenceContext& c) {
+  const TensorType& x = c.input(0);
+  if (!IsNumeric(x.dtype)) {
+    return c.Error(absl::StrCat("dtype ", DTypeName(x.dtype), " is not supported"));
+  }
+  ASSIGN_OR_RETURN(int64_t axis, c.AttrOr<int64_t>("axis", 0));
+  ASSIGN_OR_RETURN(bool exclusive, c.AttrOr<bool>("exclusive", false));
+  ASSIGN_OR_RETURN(bool reverse, c.AttrOr<bool>("reverse", false));
+  (void)exclusive;
+  (void)reverse;
+  if (x.shape.known_rank()) RETURN_IF_ERROR(ops::CanonicalAxis(c, axis, x.shape.rank()).status());
+  c.AddOutput(x.dtype, x.shape);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterReductionOps(OpRegistry& r) {
+  for (const char* name : {"Sum", "Mean", "Max", "Min", "Prod"}) {
+    r.Register({.name = name, .num_inputs = 1,
+                .infer = [](InferenceContext& c) { return InferReduction(c, false); }});
+  }
+  for (const char* name : {"Any", "All"}) {
+    r.Register({.name = name, .num_inputs = 1,
+                .infer = [](InferenceContext& c) { return InferReduction(c, true); }});
+  }
+  r.Register({.name = "ArgMax", .num_inputs = 1, .infer = InferArgReduce});
+  r.Register({.name = "ArgMin", .num_inputs = 1, .infer = InferArgReduce});
+  r.Register({.name = "Cumsum", .num_inputs = 1, .infer = InferCumsum});
+}
+
+}  // namespace graphd

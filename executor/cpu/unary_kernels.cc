@@ -1,0 +1,139 @@
+// Unary math: Abs, Neg, Sign, Square (float32/float64/int32/int64); Exp, Log, Sqrt,
+// Rsqrt, Sin, Cos, Round (half to even), Floor, Ceil, Reciprocal (float32/float64).
+// float32 tensors of kDnnlMinElements or more use oneDNN eltwise where it has the
+// function; everything else is a plain loop.
+#include <cmath>
+#include <type_traits>
+
+#include "executor/cpu/dispatch.h"
+#include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/kernels.h"
+
+namespace graphd::executor::cpu {
+namespace {
+
+constexpr int64_t kDnnlMinElements = 1024;
+constexpr int64_t kChunk = int64_t{1} << 16;
+
+enum class Unary { kAbs, kNeg, kSign, kSquare, kExp, kLog, kSqrt, kRsqrt, kSin, kCos, kRound,
+                   kFloor, kCeil, kReciprocal };
+
+template <typename T>
+T Apply(Unary op, T x) {
+  if constexpr (std::is_integral_v<T>) {
+    using U = std::make_unsigned_t<T>;  // wraps on the lowest value, as TensorFlow does
+    switch (op) {
+      case Unary::kAbs: return x < 0 ? static_cast<T>(U(0) - U(x)) : x;
+      case Unary::kNeg: return static_cast<T>(U(0) - U(x));
+      case Unary::kSign: return static_cast<T>((x > 0) - (x < 0));
+      case Unary::kSquare: return static_cast<T>(U(x) * U(x));
+      default: return x;  // not registered for integers
+    }
+  } else {
+    switch (op) {
+      case Unary::kAbs: return std::abs(x);
+      case Unary::kNeg: return -x;
+      case Unary::kSign: return x > 0 ? T(1) : x < 0 ? T(-1) : x;  // keeps 0, -0 and NaN
+      case Unary::kSquare: return x * x;
+      case Unary::kExp: return std::exp(x);
+      case Unary::kLog: return std::log(x);
+      case Unary::kSqrt: return std::sqrt(x);
+      case Unary::kRsqrt: return T(1) / std::sqrt(x);
+      case Unary::kSin: return std::sin(x);
+      case Unary::kCos: return std::cos(x);
+      case Unary::kRound: return std::nearbyint(x);  // default rounding: half to even
+      case Unary::kFloor: return std::floor(x);
+      case Unary::kCeil: return std::ceil(x);
+      case Unary::kReciprocal: return T(1) / x;
+    }
+    return x;
+  }
+}
+
+// The oneDNN eltwise algorithm (with alpha, beta) computing `op`, if there is one.
+bool DnnlAlgorithm(Unary op, dnnl::algorithm* alg, float* alpha, float* beta) {
+  *alpha = 0.f;
+  *beta = 0.f;
+  switch (op) {
+    case Unary::kAbs: *alg = dnnl::algorithm::eltwise_abs; return true;
+    case Unary::kNeg: *alg = dnnl::algorithm::eltwise_linear; *alpha = -1.f; return true;
+    case Unary::kSquare: *alg = dnnl::algorithm::eltwise_square; return true;
+    case Unary::kExp: *alg = dnnl::algorithm::eltwise_exp; return true;
+    case Unary::kLog: *alg = dnnl::algorithm::eltwise_log; return true;
+    case Unary::kSqrt: *alg = dnnl::algorithm::eltwise_sqrt; return true;
+    case Unary::kRsqrt: *alg = dnnl::algorithm::eltwise_pow; *alpha = 1.f; *beta = -0.5f; return true;
+    case Unary::kRound: *alg = dnnl::algorithm::eltwise_round; return true;
+    default: return false;
+  }
+}
+
+class UnaryKernel : public OpKernel {
+ public:
+  explicit UnaryKernel(Unary op) : op_(op) {}
+
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape()));
+    const int64_t n = x.num_elements();
+    dnnl::algorithm alg;
+    float alpha, beta;
+    if (x.dtype() == DType::kFloat32 && n >= kDnnlMinElements &&
+        DnnlAlgorithm(op_, &alg, &alpha, &beta)) {
+      dnnl::memory::desc md = PlainDesc({n});
+      dnnl::eltwise_forward prim = cache_.Get({n}, [&] {
+        return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
+            dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, alpha, beta),
+            PrimitiveAttr(), Engine()));
+      });
+      RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, *y)}});
+      return absl::OkStatus();
+    }
+    return DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
+      if constexpr (std::is_same_v<T, bool>) {
+        return ctx.Error("bool is not supported");
+      } else {
+        const T* in = x.data<T>();
+        T* out = y->data<T>();
+        for (int64_t start = 0; start < n; start += kChunk) {
+          RETURN_IF_ERROR(ctx.cancellation().Check());
+          const int64_t end = std::min(n, start + kChunk);
+          for (int64_t i = start; i < end; ++i) out[i] = Apply<T>(op_, in[i]);
+        }
+        return absl::OkStatus();
+      }
+    });
+  }
+
+ private:
+  Unary op_;
+  PrimitiveCache<dnnl::eltwise_forward> cache_;
+};
+
+KernelFactory Factory(Unary op) {
+  return [op](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
+    return std::make_unique<UnaryKernel>(op);
+  };
+}
+
+}  // namespace
+
+void RegisterUnaryKernels(KernelRegistry& r) {
+  const auto signed_types = {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64};
+  const auto float_types = {DType::kFloat32, DType::kFloat64};
+  r.Register("Abs", kCpu, signed_types, Factory(Unary::kAbs));
+  r.Register("Neg", kCpu, signed_types, Factory(Unary::kNeg));
+  r.Register("Sign", kCpu, signed_types, Factory(Unary::kSign));
+  r.Register("Square", kCpu, signed_types, Factory(Unary::kSquare));
+  r.Register("Exp", kCpu, float_types, Factory(Unary::kExp));
+  r.Register("Log", kCpu, float_types, Factory(Unary::kLog));
+  r.Register("Sqrt", kCpu, float_types, Factory(Unary::kSqrt));
+  r.Register("Rsqrt", kCpu, float_types, Factory(Unary::kRsqrt));
+  r.Register("Sin", kCpu, float_types, Factory(Unary::kSin));
+  r.Register("Cos", kCpu, float_types, Factory(Unary::kCos));
+  r.Register("Round", kCpu, float_types, Factory(Unary::kRound));
+  r.Register("Floor", kCpu, float_types, Factory(Unary::kFloor));
+  r.Register("Ceil", kCpu, float_types, Factory(Unary::kCeil));
+  r.Register("Reciprocal", kCpu, float_types, Factory(Unary::kReciprocal));
+}
+
+}  // namespace graphd::executor::cpu
