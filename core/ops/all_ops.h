@@ -11,6 +11,11 @@ void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul
 void RegisterUnaryOps(OpRegistry& registry);  // Abs, Neg, Exp, Log, Round, ... (unary math)
 void RegisterReductionOps(OpRegistry& registry);  // Sum..Prod, Any, All, ArgMax/Min, Cumsum
 void RegisterNnOps(OpRegistry& registry);     // activations, (Log)Softmax, BiasAdd
+void RegisterShapeOps(OpRegistry& registry);  // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
+void RegisterGeneratorOps(OpRegistry& registry);  // Fill, *Like, Eye, Range, LinSpace, random
+void RegisterManipOps(OpRegistry& registry);  // Transpose, Concat, Pack, Split, Tile, Pad, ...
+void RegisterIndexOps(OpRegistry& registry);  // GatherV2, Slice, StridedSlice, SelectV2, OneHot
+void RegisterStringOps(OpRegistry& registry);  // StringJoin, StringLength
 void RegisterStateOps(OpRegistry& registry);  // VariableV2, Assign, AssignAdd, AssignSub
 void RegisterControlFlowOps(OpRegistry& registry);  // Arg, If, While
 void RegisterLogicOps(OpRegistry& registry);  // comparisons, LogicalAnd/Or/Not
@@ -21,6 +26,11 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterUnaryOps(registry);
   RegisterReductionOps(registry);
   RegisterNnOps(registry);
+  RegisterShapeOps(registry);
+  RegisterGeneratorOps(registry);
+  RegisterManipOps(registry);
+  RegisterIndexOps(registry);
+  RegisterStringOps(registry);
   RegisterStateOps(registry);
   RegisterControlFlowOps(registry);
   RegisterLogicOps(registry);

@@ -27,6 +27,13 @@ void RegisterUnaryKernels(KernelRegistry& r);       // Abs, Neg, Sign, Exp, Log,
 void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, Gelu, (Log)Softmax
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
+void RegisterShapeKernels(KernelRegistry& r);       // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
+void RegisterGeneratorKernels(KernelRegistry& r);   // Fill, ZerosLike, OnesLike, Eye, Range, LinSpace
+void RegisterRandomKernels(KernelRegistry& r);      // StatelessRandomUniform/Normal
+void RegisterManipKernels(KernelRegistry& r);       // Transpose, Tile, ReverseV2, Pad
+void RegisterConcatKernels(KernelRegistry& r);      // ConcatV2, Pack, Unpack, Split, SplitV
+void RegisterIndexKernels(KernelRegistry& r);       // GatherV2, Slice, StridedSlice, SelectV2, OneHot
+void RegisterStringKernels(KernelRegistry& r);      // StringJoin, StringLength
 void RegisterStateKernels(KernelRegistry& r);       // VariableV2, Assign, AssignAdd, AssignSub
 void RegisterLogicKernels(KernelRegistry& r);       // comparisons, LogicalAnd/Or/Not
 
@@ -38,6 +45,13 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterActivationKernels(r);
   RegisterReductionKernels(r);
   RegisterScanKernels(r);
+  RegisterShapeKernels(r);
+  RegisterGeneratorKernels(r);
+  RegisterRandomKernels(r);
+  RegisterManipKernels(r);
+  RegisterConcatKernels(r);
+  RegisterIndexKernels(r);
+  RegisterStringKernels(r);
   RegisterStateKernels(r);
   RegisterLogicKernels(r);
 }

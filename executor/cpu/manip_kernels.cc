@@ -1,0 +1,203 @@
+// Transpose (oneDNN reorder for large float32 tensors), Tile, ReverseV2 and Pad, all
+// as strided box copies (strided_copy.h) otherwise.
+#include <type_traits>
+
+#include "executor/cpu/dispatch.h"
+#include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/kernels.h"
+#include "executor/cpu/node_attrs.h"
+#include "executor/cpu/strided_copy.h"
+
+namespace graphd::executor::cpu {
+namespace {
+
+constexpr int64_t kDnnlMinElements = 4096;
+
+class TransposeKernel : public OpKernel {
+ public:
+  explicit TransposeKernel(std::optional<IntList> perm) : perm_(std::move(perm)) {}
+
+  Status Compute(KernelContext& ctx) override {
+    const Tensor& x = ctx.input(0);
+    const int rank = x.shape().rank();
+    IntList perm;
+    if (perm_) {
+      perm = *perm_;
+    } else {
+      for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
+    }
+    if (static_cast<int>(perm.size()) != rank) {
+      return ctx.Error(absl::StrCat("perm [", absl::StrJoin(perm, ","), "] has ", perm.size(),
+                                    " entries but the input ", x.shape().ToString(),
+                                    " has rank ", rank));
+    }
+    std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dims());
+    Box box;
+    for (int i = 0; i < rank; ++i) {
+      box.shape.push_back(x.shape().dim(static_cast<int>(perm[i])));
+      box.src_strides.push_back(in_strides[perm[i]]);
+    }
+    box.dst_strides = RowMajorStrides(box.shape);
+    ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(box.shape)));
+    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements &&
+        rank <= DNNL_MAX_NDIMS) {
+      RunReorder(x, *out, box);
+      return absl::OkStatus();
+    }
+    return CopyBox(x, *out, std::move(box), &ctx.cancellation());
+  }
+
+ private:
+  // A reorder from the input viewed in output order (permuted strides) to plain.
+  void RunReorder(const Tensor& x, Tensor& out, const Box& box) {
+    dnnl::memory::dims dims(box.shape.begin(), box.shape.end());
+    dnnl::memory::desc src(dims, dnnl::memory::data_type::f32,
+                           dnnl::memory::dims(box.src_strides.begin(), box.src_strides.end()));
+    dnnl::memory::desc dst = PlainDesc(dims);
+    std::vector<int64_t> key = box.shape;
+    key.insert(key.end(), box.src_strides.begin(), box.src_strides.end());
+    dnnl::reorder prim = cache_.Get(key, [&] {
+      return dnnl::reorder(
+          dnnl::reorder::primitive_desc(Engine(), src, Engine(), dst, PrimitiveAttr()));
+    });
+    RunPrimitive(prim, {{DNNL_ARG_FROM, Wrap(src, x)}, {DNNL_ARG_TO, Wrap(dst, out)}});
+  }
+
+  std::optional<IntList> perm_;
+  PrimitiveCache<dnnl::reorder> cache_;
+};
+
+Status TileFn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const IntList multiples = AttrOr<IntList>(ctx.node(), "multiples", {});
+  const int rank = x.shape().rank();
+  if (static_cast<int>(multiples.size()) != rank) {
+    return ctx.Error(absl::StrCat("multiples has ", multiples.size(), " entries but the input ",
+                                  x.shape().ToString(), " has rank ", rank));
+  }
+  std::vector<int64_t> out_dims(rank);
+  for (int i = 0; i < rank; ++i) out_dims[i] = x.shape().dim(i) * multiples[i];
+  ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(out_dims)));
+  // View the output as [m0, d0, m1, d1, ...]: repeat r of dim k starts at r * d_k.
+  std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dims());
+  std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
+  Box box;
+  for (int i = 0; i < rank; ++i) {
+    box.shape.insert(box.shape.end(), {multiples[i], x.shape().dim(i)});
+    box.src_strides.insert(box.src_strides.end(), {0, in_strides[i]});
+    box.dst_strides.insert(box.dst_strides.end(),
+                           {x.shape().dim(i) * out_strides[i], out_strides[i]});
+  }
+  return CopyBox(x, *out, std::move(box), &ctx.cancellation());
+}
+
+Status ReverseFn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const int rank = x.shape().rank();
+  std::vector<bool> reversed(rank, false);
+  for (int64_t a : AttrOr<IntList>(ctx.node(), "axis", {})) {
+    if (a < -rank || a >= rank) {
+      return ctx.Error(absl::StrCat("axis ", a, " is out of range for a tensor of rank ", rank));
+    }
+    reversed[Canonical(a, rank)] = true;
+  }
+  ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, x.shape()));
+  Box box{.shape = x.shape().dims(), .src_strides = RowMajorStrides(x.shape().dims())};
+  box.dst_strides = box.src_strides;
+  for (int i = 0; i < rank; ++i) {
+    if (reversed[i] && box.shape[i] > 0) {
+      box.src_offset += (box.shape[i] - 1) * box.src_strides[i];
+      box.src_strides[i] = -box.src_strides[i];
+    }
+  }
+  return CopyBox(x, *out, std::move(box), &ctx.cancellation());
+}
+
+// Pad: CONSTANT fills then copies the input into the interior; REFLECT and SYMMETRIC
+// map each output index to an input index per dimension.
+Status PadFn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Node& node = ctx.node();
+  const IntList pads = AttrOr<IntList>(node, "paddings", {});
+  const std::string mode = AttrOr<std::string>(node, "mode", "CONSTANT");
+  const int rank = x.shape().rank();
+  if (static_cast<int>(pads.size()) != 2 * rank) {
+    return ctx.Error(absl::StrCat("paddings have ", pads.size(), " entries but the input ",
+                                  x.shape().ToString(), " has rank ", rank));
+  }
+  std::vector<int64_t> out_dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    int64_t d = x.shape().dim(i), limit = mode == "REFLECT" ? d - 1 : d;
+    if (mode != "CONSTANT" && (pads[2 * i] > limit || pads[2 * i + 1] > limit)) {
+      return ctx.Error(absl::StrCat(mode, " paddings of dimension ", i, " must be <= ", limit,
+                                    " for size ", d));
+    }
+    out_dims[i] = d + pads[2 * i] + pads[2 * i + 1];
+  }
+  ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(out_dims)));
+  std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dims());
+  std::vector<int64_t> out_strides = RowMajorStrides(out_dims);
+  if (mode == "CONSTANT") {
+    if (x.dtype() == DType::kString) {
+      std::fill(out->data<std::string>(), out->data<std::string>() + out->num_elements(),
+                AttrOr<std::string>(node, "constant_values", ""));
+    } else {
+      const double v = NumberAttrOr(node, "constant_values", 0);
+      RETURN_IF_ERROR(DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
+        std::fill(out->data<T>(), out->data<T>() + out->num_elements(), static_cast<T>(v));
+        return absl::OkStatus();
+      }));
+    }
+    Box box{.shape = x.shape().dims(), .src_strides = in_strides, .dst_strides = out_strides};
+    for (int i = 0; i < rank; ++i) box.dst_offset += pads[2 * i] * out_strides[i];
+    return CopyBox(x, *out, std::move(box), &ctx.cancellation());
+  }
+  // Per-dimension source offsets of each output index.
+  const bool reflect = mode == "REFLECT";
+  std::vector<std::vector<int64_t>> source(rank);
+  for (int k = 0; k < rank; ++k) {
+    const int64_t d = x.shape().dim(k);
+    for (int64_t o = 0; o < out_dims[k]; ++o) {
+      int64_t i = o - pads[2 * k];
+      if (i < 0) i = reflect ? -i : -i - 1;
+      if (i >= d) i = reflect ? 2 * (d - 1) - i : 2 * d - 1 - i;
+      source[k].push_back(i * in_strides[k]);
+    }
+  }
+  if (out->num_elements() == 0) return absl::OkStatus();
+  return DispatchElement(x.dtype(), [&]<typename T>() -> Status {
+    const T* src = x.data<T>();
+    T* dst = out->data<T>();
+    std::vector<int64_t> index(rank, 0);
+    const int64_t n = out->num_elements();
+    for (int64_t o = 0; o < n; ++o) {
+      if (o % (int64_t{1} << 16) == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
+      int64_t s = 0;
+      for (int k = 0; k < rank; ++k) s += source[k][index[k]];
+      dst[o] = src[s];
+      for (int k = rank - 1; k >= 0; --k) {
+        if (++index[k] < out_dims[k]) break;
+        index[k] = 0;
+      }
+    }
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace
+
+void RegisterManipKernels(KernelRegistry& r) {
+  r.Register("Transpose", kCpu, DType::kInvalid,
+             [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+               std::optional<IntList> perm;
+               if (node.attrs().contains("perm")) perm = AttrOr<IntList>(node, "perm", {});
+               return std::make_unique<TransposeKernel>(std::move(perm));
+             });
+  r.Register("Tile", kCpu, DType::kInvalid, FnKernel::Factory(TileFn));
+  r.Register("ReverseV2", kCpu, DType::kInvalid, FnKernel::Factory(ReverseFn));
+  std::vector<DType> pad_types(std::begin(kCastDTypes), std::end(kCastDTypes));
+  pad_types.push_back(DType::kString);
+  r.Register("Pad", kCpu, std::span<const DType>(pad_types), FnKernel::Factory(PadFn));
+}
+
+}  // namespace graphd::executor::cpu

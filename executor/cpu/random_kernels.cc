@@ -1,0 +1,84 @@
+// StatelessRandomUniform ([0, 1)) and StatelessRandomNormal (Box-Muller) from Philox
+// 4x32-10. The seed's first int is the key; block b of the output uses the counter
+// (b, seed[1]). float32 takes one 32-bit word per uniform, float64 two.
+#include <cmath>
+#include <numbers>
+
+#include "executor/cpu/kernels.h"
+#include "executor/cpu/node_attrs.h"
+#include "executor/cpu/philox.h"
+
+namespace graphd::executor::cpu {
+namespace {
+
+constexpr int64_t kBlocksPerCheck = int64_t{1} << 14;
+
+class StatelessRandomKernel : public OpKernel {
+ public:
+  StatelessRandomKernel(bool normal, Shape shape, IntList seed)
+      : normal_(normal), shape_(std::move(shape)) {
+    const uint64_t s0 = static_cast<uint64_t>(seed[0]), s1 = static_cast<uint64_t>(seed[1]);
+    key_ = {static_cast<uint32_t>(s0), static_cast<uint32_t>(s0 >> 32)};
+    stream_ = {static_cast<uint32_t>(s1), static_cast<uint32_t>(s1 >> 32)};
+  }
+
+  Status Compute(KernelContext& ctx) override {
+    ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, shape_));
+    const int64_t n = out->num_elements();
+    const bool f32 = out->dtype() == DType::kFloat32;
+    const int64_t per_block = f32 ? 4 : 2;  // values one Philox block yields
+    for (int64_t b = 0; b * per_block < n; ++b) {
+      if (b % kBlocksPerCheck == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
+      const uint64_t ub = static_cast<uint64_t>(b);
+      PhiloxBlock r = Philox4x32(
+          {static_cast<uint32_t>(ub), static_cast<uint32_t>(ub >> 32), stream_[0], stream_[1]}, key_);
+      double u[4];
+      if (f32) {
+        for (int i = 0; i < 4; ++i) u[i] = Uint32ToFloat(r[i]);
+      } else {
+        u[0] = Uint64ToDouble(r[0], r[1]);
+        u[1] = Uint64ToDouble(r[2], r[3]);
+      }
+      if (normal_) {
+        for (int i = 0; i < per_block; i += 2) {  // Box-Muller; 1 - u is in (0, 1]
+          const double radius = std::sqrt(-2.0 * std::log(1.0 - u[i]));
+          const double theta = 2.0 * std::numbers::pi * u[i + 1];
+          u[i] = radius * std::cos(theta);
+          u[i + 1] = radius * std::sin(theta);
+        }
+      }
+      const int64_t count = std::min(per_block, n - b * per_block);
+      for (int64_t i = 0; i < count; ++i) {
+        if (f32) {
+          out->data<float>()[b * 4 + i] = static_cast<float>(u[i]);
+        } else {
+          out->data<double>()[b * 2 + i] = u[i];
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  bool normal_;
+  Shape shape_;
+  PhiloxKey key_;
+  std::array<uint32_t, 2> stream_;
+};
+
+KernelFactory Factory(bool normal) {
+  return [normal](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+    return std::make_unique<StatelessRandomKernel>(
+        normal, Shape(AttrOr<IntList>(node, "shape", {})), AttrOr<IntList>(node, "seed", {0, 0}));
+  };
+}
+
+}  // namespace
+
+void RegisterRandomKernels(KernelRegistry& r) {
+  const auto dtypes = {DType::kFloat32, DType::kFloat64};
+  r.Register("StatelessRandomUniform", kCpu, dtypes, Factory(false));
+  r.Register("StatelessRandomNormal", kCpu, dtypes, Factory(true));
+}
+
+}  // namespace graphd::executor::cpu

@@ -1,0 +1,296 @@
+// Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Tile, ReverseV2 and Pad against
+// index-mapping references, over several dtypes (strings included), empty tensors,
+// negative axes, and the oneDNN reorder path of Transpose.
+#include <optional>
+
+#include "gmock/gmock.h"
+#include "tests/conformance/cpu/op_test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// want[i] = v[source(index of i in out_dims)] (source returns nullopt for `fill`).
+std::vector<double> Gather(
+    const std::vector<double>& v, const std::vector<int64_t>& in_dims,
+    const std::vector<int64_t>& out_dims,
+    const std::function<std::optional<std::vector<int64_t>>(std::vector<int64_t>)>& source,
+    double fill = 0) {
+  int64_t n = 1;
+  for (int64_t d : out_dims) n *= d;
+  std::vector<double> want;
+  for (int64_t i = 0; i < n; ++i) {
+    std::optional<std::vector<int64_t>> src = source(Unflatten(i, out_dims));
+    want.push_back(src ? v[Flatten(*src, in_dims)] : fill);
+  }
+  return want;
+}
+
+template <typename T>
+void CheckTranspose(const Shape& shape, const std::vector<int64_t>& perm) {
+  std::mt19937 rng(1);
+  Tensor x = Random<T>(shape, rng, -100, 100);
+  auto out = RunOp("Transpose", {x}, {{"perm", IntList(perm)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<int64_t> out_dims;
+  for (int64_t p : perm) out_dims.push_back(shape.dim(static_cast<int>(p)));
+  ASSERT_EQ(out->shape(), Shape(out_dims));
+  ExpectClose(*out, Gather(ToDouble(x), shape.dims(), out_dims,
+                          [&](std::vector<int64_t> o) -> std::optional<std::vector<int64_t>> {
+                std::vector<int64_t> src(o.size());
+                for (size_t k = 0; k < o.size(); ++k) src[perm[k]] = o[k];
+                return src;
+              }));
+}
+
+TEST(ManipOpsTest, Transpose) {
+  CheckTranspose<float>(Shape({2, 3}), {1, 0});
+  CheckTranspose<float>(Shape({2, 3, 4}), {2, 0, 1});
+  CheckTranspose<float>(Shape({32, 64, 8}), {1, 2, 0});  // oneDNN reorder
+  CheckTranspose<float>(Shape({8, 16, 4, 9}), {0, 3, 1, 2});
+  CheckTranspose<double>(Shape({5, 7}), {1, 0});
+  CheckTranspose<int32_t>(Shape({3, 1, 4}), {1, 2, 0});
+  CheckTranspose<int64_t>(Shape({0, 3}), {1, 0});
+  CheckTranspose<uint8_t>(Shape({4, 5, 6}), {0, 2, 1});
+  CheckTranspose<int16_t>(Shape({}), {});
+  auto rev = RunOp("Transpose", {MakeStrings(Shape({2, 2}), {"a", "b", "c", "d"})});
+  ASSERT_TRUE(rev.ok()) << rev.status();
+  EXPECT_EQ(Strings(*rev), (std::vector<std::string>{"a", "c", "b", "d"}));
+  EXPECT_THAT(InferError("Transpose", {TT(DType::kFloat32, {2, 3})}, {{"perm", IntList{0, 0}}}),
+              HasSubstr("node 'out' (Transpose): perm [0,0] is not a permutation of 0..1"));
+  EXPECT_THAT(InferError("Transpose", {TT(DType::kFloat32, {2, 3})}, {{"perm", IntList{0, 1, 2}}}),
+              HasSubstr("perm [0,1,2] has 3 entries but the input [2,3] has rank 2"));
+  EXPECT_THAT(InferError("Transpose", {TT(DType::kFloat32, {2, 3})}, {{"perm", IntList{0, -1}}}),
+              HasSubstr("not a permutation"));
+}
+
+TEST(ManipOpsTest, ConcatV2) {
+  std::mt19937 rng(2);
+  for (auto [shapes, axis] : std::vector<std::pair<std::vector<Shape>, int64_t>>{
+           {{Shape({2, 3}), Shape({4, 3})}, 0},
+           {{Shape({2, 3}), Shape({2, 1}), Shape({2, 0}), Shape({2, 5})}, -1},
+           {{Shape({2, 3, 4}), Shape({2, 2, 4})}, 1},
+           {{Shape({3})}, 0},
+           {{Shape({0, 2}), Shape({0, 2})}, 0}}) {
+    std::vector<Tensor> inputs;
+    for (const Shape& s : shapes) inputs.push_back(Random<int64_t>(s, rng, -9, 9));
+    auto out = RunOp("ConcatV2", inputs, {{"axis", axis}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    const int rank = shapes[0].rank();
+    const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
+    std::vector<int64_t> out_dims = shapes[0].dims();
+    out_dims[a] = 0;
+    for (const Shape& s : shapes) out_dims[a] += s.dim(a);
+    ASSERT_EQ(out->shape(), Shape(out_dims));
+    std::vector<double> want;
+    for (int64_t i = 0; i < out->num_elements(); ++i) {
+      std::vector<int64_t> index = Unflatten(i, out_dims);
+      size_t k = 0;
+      while (index[a] >= shapes[k].dim(a)) index[a] -= shapes[k++].dim(a);
+      want.push_back(ToDouble(inputs[k])[Flatten(index, shapes[k].dims())]);
+    }
+    ExpectClose(*out, want);
+  }
+  auto strings = RunOp("ConcatV2", {MakeStrings(Shape({1}), {"x"}), MakeStrings(Shape({2}), {"y", "z"})},
+                       {{"axis", int64_t{0}}});
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_EQ(Strings(*strings), (std::vector<std::string>{"x", "y", "z"}));
+  EXPECT_THAT(InferError("ConcatV2", {TT(DType::kFloat32, {2, 3}), TT(DType::kFloat32, {2, 4})},
+                         {{"axis", int64_t{0}}}),
+              HasSubstr("node 'out' (ConcatV2): cannot concatenate input 1 of shape [2,4]: dimension 1 is 4, expected 3"));
+  EXPECT_THAT(InferError("ConcatV2", {TT(DType::kFloat32, {2}), TT(DType::kFloat32, {2, 4})},
+                         {{"axis", int64_t{0}}}),
+              HasSubstr("different ranks"));
+  EXPECT_THAT(InferError("ConcatV2", {TT(DType::kFloat32, {2}), TT(DType::kInt32, {2})},
+                         {{"axis", int64_t{0}}}),
+              HasSubstr("input 0 is float32 but input 1 is int32"));
+  EXPECT_THAT(InferError("ConcatV2", {TT(DType::kFloat32, {2})}, {{"axis", int64_t{1}}}),
+              HasSubstr("axis 1 is out of range for a tensor of rank 1"));
+  EXPECT_THAT(InferError("ConcatV2", {TT(DType::kFloat32, {})}, {{"axis", int64_t{0}}}),
+              HasSubstr("cannot concatenate scalars"));
+  auto partial = Infer("ConcatV2", {TT(DType::kFloat32, {-1, 3}), TT(DType::kFloat32, {2, -1})},
+                       {{"axis", int64_t{0}}});
+  ASSERT_TRUE(partial.ok()) << partial.status();
+  EXPECT_EQ((*partial)[0].shape, PartialShape(std::vector<int64_t>{-1, 3}));
+}
+
+TEST(ManipOpsTest, PackAndUnpack) {
+  std::mt19937 rng(3);
+  for (int64_t axis : {0, 1, 2, -1, -3}) {
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < 3; ++i) inputs.push_back(Random<float>(Shape({2, 4}), rng));
+    auto packed = RunOp("Pack", inputs, {{"axis", axis}});
+    ASSERT_TRUE(packed.ok()) << packed.status();
+    const int a = static_cast<int>(axis < 0 ? axis + 3 : axis);
+    std::vector<int64_t> dims = {2, 4};
+    dims.insert(dims.begin() + a, 3);
+    ASSERT_EQ(packed->shape(), Shape(dims));
+    std::vector<double> want;
+    for (int64_t i = 0; i < packed->num_elements(); ++i) {
+      std::vector<int64_t> index = Unflatten(i, dims);
+      int64_t which = index[a];
+      index.erase(index.begin() + a);
+      want.push_back(ToDouble(inputs[which])[Flatten(index, {2, 4})]);
+    }
+    ExpectClose(*packed, want);
+    auto unpacked = RunOpAll("Unpack", {*packed}, {{"axis", axis}, {"num", int64_t{3}}});
+    ASSERT_TRUE(unpacked.ok()) << unpacked.status();
+    ASSERT_EQ(unpacked->size(), 3u);
+    for (int i = 0; i < 3; ++i) {
+      EXPECT_EQ((*unpacked)[i].shape(), Shape({2, 4}));
+      ExpectClose((*unpacked)[i], ToDouble(inputs[i]));
+    }
+  }
+  auto scalars = RunOp("Pack", {MakeStrings(Shape(), {"a"}), MakeStrings(Shape(), {"b"})});
+  ASSERT_TRUE(scalars.ok()) << scalars.status();
+  EXPECT_EQ(scalars->shape(), Shape({2}));
+  EXPECT_EQ(Strings(*scalars), (std::vector<std::string>{"a", "b"}));
+  auto no_num = RunOpAll("Unpack", {Make<int32_t>(Shape({2, 0}), {})}, {{"axis", int64_t{0}}});
+  ASSERT_TRUE(no_num.ok()) << no_num.status();
+  ASSERT_EQ(no_num->size(), 2u);
+  EXPECT_EQ((*no_num)[1].shape(), Shape({0}));
+  EXPECT_THAT(InferError("Pack", {TT(DType::kFloat32, {2}), TT(DType::kFloat32, {3})}),
+              HasSubstr("node 'out' (Pack): cannot stack input 1 of shape [3]"));
+  EXPECT_THAT(InferError("Pack", {TT(DType::kFloat32, {2})}, {{"axis", int64_t{2}}}),
+              HasSubstr("axis 2 is out of range for a tensor of rank 2"));
+  EXPECT_THAT(InferError("Unpack", {TT(DType::kFloat32, {2, 3})}, {{"num", int64_t{3}}}),
+              HasSubstr("node 'out' (Unpack): num is 3 but dimension 0 of [2,3] has size 2"));
+  EXPECT_THAT(InferError("Unpack", {TT(DType::kFloat32, {-1, 3})}), HasSubstr("cannot infer num"));
+}
+
+TEST(ManipOpsTest, SplitAndSplitV) {
+  std::mt19937 rng(4);
+  Tensor x = Random<double>(Shape({4, 6}), rng);
+  auto halves = RunOpAll("Split", {x}, {{"num_split", int64_t{3}}, {"axis", int64_t{-1}}});
+  ASSERT_TRUE(halves.ok()) << halves.status();
+  ASSERT_EQ(halves->size(), 3u);
+  std::vector<double> v = ToDouble(x);
+  for (int p = 0; p < 3; ++p) {
+    EXPECT_EQ((*halves)[p].shape(), Shape({4, 2}));
+    std::vector<double> want;
+    for (int i = 0; i < 4; ++i)
+      for (int j = 0; j < 2; ++j) want.push_back(v[i * 6 + p * 2 + j]);
+    ExpectClose((*halves)[p], want);
+  }
+  auto pieces = RunOpAll("SplitV", {x}, {{"size_splits", IntList{1, -1, 0}}, {"axis", int64_t{0}}});
+  ASSERT_TRUE(pieces.ok()) << pieces.status();
+  ASSERT_EQ(pieces->size(), 3u);
+  EXPECT_EQ((*pieces)[0].shape(), Shape({1, 6}));
+  EXPECT_EQ((*pieces)[1].shape(), Shape({3, 6}));
+  EXPECT_EQ((*pieces)[2].shape(), Shape({0, 6}));
+  ExpectClose((*pieces)[1], std::vector<double>(v.begin() + 6, v.end()));
+  auto strings = RunOpAll("Split", {MakeStrings(Shape({2}), {"l", "r"})}, {{"num_split", int64_t{2}}});
+  ASSERT_TRUE(strings.ok()) << strings.status();
+  EXPECT_EQ(Strings((*strings)[1]), std::vector<std::string>{"r"});
+  EXPECT_THAT(InferError("Split", {TT(DType::kFloat32, {5})}, {{"num_split", int64_t{2}}}),
+              HasSubstr("node 'out' (Split): dimension 0 of [5] (size 5) is not divisible by num_split 2"));
+  EXPECT_THAT(InferError("SplitV", {TT(DType::kFloat32, {5})}, {{"size_splits", IntList{2, 2}}}),
+              HasSubstr("node 'out' (SplitV): size_splits [2,2] do not add up"));
+  EXPECT_THAT(InferError("SplitV", {TT(DType::kFloat32, {5})}, {{"size_splits", IntList{-1, -1}}}),
+              HasSubstr("at most one -1"));
+}
+
+template <typename T>
+void CheckTile(const Shape& shape, const std::vector<int64_t>& multiples) {
+  std::mt19937 rng(5);
+  Tensor x = Random<T>(shape, rng, -20, 20);
+  auto out = RunOp("Tile", {x}, {{"multiples", IntList(multiples)}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<int64_t> dims;
+  for (int k = 0; k < shape.rank(); ++k) dims.push_back(shape.dim(k) * multiples[k]);
+  ASSERT_EQ(out->shape(), Shape(dims));
+  ExpectClose(*out, Gather(ToDouble(x), shape.dims(), dims,
+                          [&](std::vector<int64_t> o) -> std::optional<std::vector<int64_t>> {
+                for (int k = 0; k < shape.rank(); ++k) o[k] %= shape.dim(k);
+                return o;
+              }));
+}
+
+TEST(ManipOpsTest, Tile) {
+  CheckTile<float>(Shape({2, 3}), {2, 1});
+  CheckTile<int32_t>(Shape({2, 3}), {1, 3});
+  CheckTile<int64_t>(Shape({2, 1, 3}), {2, 4, 2});
+  CheckTile<uint8_t>(Shape({3}), {0});
+  CheckTile<double>(Shape({}), {});
+  auto s = RunOp("Tile", {MakeStrings(Shape({2}), {"a", "b"})}, {{"multiples", IntList{2}}});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(Strings(*s), (std::vector<std::string>{"a", "b", "a", "b"}));
+  EXPECT_THAT(InferError("Tile", {TT(DType::kFloat32, {2, 3})}, {{"multiples", IntList{2}}}),
+              HasSubstr("node 'out' (Tile): multiples [2] has 1 entries but the input [2,3] has rank 2"));
+  EXPECT_THAT(InferError("Tile", {TT(DType::kFloat32, {2})}, {{"multiples", IntList{-1}}}),
+              HasSubstr("has entry -1 < 0"));
+}
+
+TEST(ManipOpsTest, ReverseV2) {
+  std::mt19937 rng(6);
+  Shape shape({3, 4, 5});
+  Tensor x = Random<int32_t>(shape, rng, -50, 50);
+  for (const std::vector<int64_t>& axes : std::vector<std::vector<int64_t>>{{}, {0}, {-1}, {0, 2}, {1, 0, 2}}) {
+    auto out = RunOp("ReverseV2", {x}, {{"axis", IntList(axes)}});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ExpectClose(*out, Gather(ToDouble(x), shape.dims(), shape.dims(),
+                             [&](std::vector<int64_t> o) -> std::optional<std::vector<int64_t>> {
+                  for (int64_t a : axes) {
+                    int k = static_cast<int>(a < 0 ? a + 3 : a);
+                    o[k] = shape.dim(k) - 1 - o[k];
+                  }
+                  return o;
+                }));
+  }
+  auto e = RunOp("ReverseV2", {Make<float>(Shape({0, 2}), {})}, {{"axis", IntList{0}}});
+  ASSERT_TRUE(e.ok());
+  EXPECT_THAT(InferError("ReverseV2", {TT(DType::kFloat32, {2})}, {{"axis", IntList{0, -1}}}),
+              HasSubstr("node 'out' (ReverseV2): axis -1 given twice"));
+}
+
+template <typename T>
+void CheckPad(const Shape& shape, const std::vector<int64_t>& pads, const std::string& mode,
+              double value) {
+  std::mt19937 rng(7);
+  Tensor x = Random<T>(shape, rng, -20, 20);
+  AttrMap attrs{{"paddings", IntList(pads)}, {"mode", mode}};
+  if (value != 0) attrs["constant_values"] = static_cast<float>(value);
+  auto out = RunOp("Pad", {x}, attrs);
+  ASSERT_TRUE(out.ok()) << mode << ": " << out.status();
+  std::vector<int64_t> dims;
+  for (int k = 0; k < shape.rank(); ++k) dims.push_back(shape.dim(k) + pads[2 * k] + pads[2 * k + 1]);
+  ASSERT_EQ(out->shape(), Shape(dims));
+  ExpectClose(*out, Gather(ToDouble(x), shape.dims(), dims,
+                          [&](std::vector<int64_t> o) -> std::optional<std::vector<int64_t>> {
+                for (int k = 0; k < shape.rank(); ++k) {
+                  int64_t i = o[k] - pads[2 * k], d = shape.dim(k);
+                  if (mode == "CONSTANT" && (i < 0 || i >= d)) return std::nullopt;
+                  if (i < 0) i = mode == "REFLECT" ? -i : -i - 1;
+                  if (i >= d) i = mode == "REFLECT" ? 2 * d - 2 - i : 2 * d - 1 - i;
+                  o[k] = i;
+                }
+                return o;
+              }, value), 1e-6);
+}
+
+TEST(ManipOpsTest, PadAllModes) {
+  CheckPad<float>(Shape({2, 3}), {1, 2, 0, 1}, "CONSTANT", 0);
+  CheckPad<double>(Shape({2, 3}), {1, 0, 2, 2}, "CONSTANT", 1.5);
+  CheckPad<int32_t>(Shape({3, 4}), {2, 2, 3, 1}, "REFLECT", 0);
+  CheckPad<int64_t>(Shape({3, 4}), {3, 3, 4, 0}, "SYMMETRIC", 0);
+  CheckPad<uint8_t>(Shape({0, 2}), {1, 1, 0, 0}, "CONSTANT", 7);
+  CheckPad<float>(Shape({4, 5, 6}), {1, 1, 2, 3, 0, 5}, "SYMMETRIC", 0);
+  CheckPad<float>(Shape({}), {}, "CONSTANT", 0);
+  auto s = RunOp("Pad", {MakeStrings(Shape({1}), {"m"})},
+                 {{"paddings", IntList{1, 1}}, {"constant_values", std::string("_")}});
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(Strings(*s), (std::vector<std::string>{"_", "m", "_"}));
+  auto b = RunOp("Pad", {MakeBool(Shape({1}), {1})}, {{"paddings", IntList{0, 1}}});
+  ASSERT_TRUE(b.ok()) << b.status();
+  ExpectClose(*b, {1, 0});
+  EXPECT_THAT(InferError("Pad", {TT(DType::kFloat32, {3})}, {{"paddings", IntList{3, 0}}, {"mode", std::string("REFLECT")}}),
+              HasSubstr("node 'out' (Pad): REFLECT paddings of dimension 0 must be <= 2 for size 3"));
+  EXPECT_THAT(InferError("Pad", {TT(DType::kFloat32, {3})}, {{"paddings", IntList{1, 1, 1, 1}}}),
+              HasSubstr("paddings [1,1,1,1] are for rank 2 but the input [3] has rank 1"));
+  EXPECT_THAT(InferError("Pad", {TT(DType::kFloat32, {3})}, {{"paddings", IntList{1, 1}}, {"mode", std::string("WRAP")}}),
+              HasSubstr("attribute 'mode' is 'WRAP'"));
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
