@@ -27,6 +27,8 @@ void RegisterUnaryKernels(KernelRegistry& r);       // Abs, Neg, Sign, Exp, Log,
 void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, Gelu, (Log)Softmax
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
+void RegisterConvKernels(KernelRegistry& r);        // Conv2D
+void RegisterPoolKernels(KernelRegistry& r);        // MaxPool, AvgPool
 void RegisterShapeKernels(KernelRegistry& r);       // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
 void RegisterGeneratorKernels(KernelRegistry& r);   // Fill, ZerosLike, OnesLike, Eye, Range, LinSpace
 void RegisterRandomKernels(KernelRegistry& r);      // StatelessRandomUniform/Normal
@@ -45,6 +47,8 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterActivationKernels(r);
   RegisterReductionKernels(r);
   RegisterScanKernels(r);
+  RegisterConvKernels(r);
+  RegisterPoolKernels(r);
   RegisterShapeKernels(r);
   RegisterGeneratorKernels(r);
   RegisterRandomKernels(r);

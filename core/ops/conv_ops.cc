@@ -1,0 +1,75 @@
+// Conv2D (NHWC input, HWIO filter), MaxPool and AvgPool (NHWC), with TensorFlow's
+// SAME / VALID / EXPLICIT padding rules (core/ops/conv_util.h).
+#include "core/graph/op_registry.h"
+#include "core/ops/all_ops.h"
+#include "core/ops/conv_util.h"
+#include "core/ops/op_util.h"
+
+namespace graphd {
+namespace {
+
+Status CheckRank4(InferenceContext& c, const TensorType& t, absl::string_view what) {
+  if (t.shape.known_rank() && t.shape.rank() != 4) {
+    return c.Error(absl::StrCat(what, " must have rank 4, got shape ", t.shape.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// The output size of one spatial dim; unknown when the input's is.
+StatusOr<int64_t> OutDim(InferenceContext& c, int64_t in, int64_t window, int64_t stride,
+                         int64_t dilation, const ops::Conv2DAttrs& a, int pad_index) {
+  if (in == kUnknownDim || window == kUnknownDim) return kUnknownDim;
+  auto w = ops::ComputeWindow(in, window, stride, dilation, a.padding,
+                              a.explicit_pad[pad_index], a.explicit_pad[pad_index + 1]);
+  if (!w.ok()) return c.Error(w.status().message());
+  return w->out;
+}
+
+Status InferConv2D(InferenceContext& c) {
+  const TensorType& x = c.input(0);
+  const TensorType& f = c.input(1);
+  if (x.dtype != f.dtype) {
+    return c.Error(absl::StrCat("input is ", DTypeName(x.dtype), " but filter is ",
+                                DTypeName(f.dtype)));
+  }
+  RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, ops::kFloatDTypes));
+  auto attrs = ops::ParseConv2DAttrs(c.attrs(), /*pool=*/false);
+  if (!attrs.ok()) return c.Error(attrs.status().message());
+  RETURN_IF_ERROR(CheckRank4(c, x, "input (NHWC)"));
+  RETURN_IF_ERROR(CheckRank4(c, f, "filter (HWIO)"));
+  PartialShape xs = x.shape.known_rank() ? x.shape : ops::UnknownDims(4);
+  PartialShape fs = f.shape.known_rank() ? f.shape : ops::UnknownDims(4);
+  if (xs.dim(3) != kUnknownDim && fs.dim(2) != kUnknownDim && xs.dim(3) != fs.dim(2)) {
+    return c.Error(absl::StrCat("input ", xs.ToString(), " has ", xs.dim(3),
+                                " channels but filter ", fs.ToString(), " expects ", fs.dim(2)));
+  }
+  ASSIGN_OR_RETURN(int64_t oh, OutDim(c, xs.dim(1), fs.dim(0), attrs->stride_h,
+                                      attrs->dilation_h, *attrs, 0));
+  ASSIGN_OR_RETURN(int64_t ow, OutDim(c, xs.dim(2), fs.dim(1), attrs->stride_w,
+                                      attrs->dilation_w, *attrs, 2));
+  c.AddOutput(x.dtype, PartialShape(std::vector<int64_t>{xs.dim(0), oh, ow, fs.dim(3)}));
+  return absl::OkStatus();
+}
+
+Status InferPool(InferenceContext& c) {
+  const TensorType& x = c.input(0);
+  RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, ops::kFloatDTypes));
+  auto attrs = ops::ParseConv2DAttrs(c.attrs(), /*pool=*/true);
+  if (!attrs.ok()) return c.Error(attrs.status().message());
+  RETURN_IF_ERROR(CheckRank4(c, x, "input (NHWC)"));
+  PartialShape xs = x.shape.known_rank() ? x.shape : ops::UnknownDims(4);
+  ASSIGN_OR_RETURN(int64_t oh, OutDim(c, xs.dim(1), attrs->window_h, attrs->stride_h, 1, *attrs, 0));
+  ASSIGN_OR_RETURN(int64_t ow, OutDim(c, xs.dim(2), attrs->window_w, attrs->stride_w, 1, *attrs, 2));
+  c.AddOutput(x.dtype, PartialShape(std::vector<int64_t>{xs.dim(0), oh, ow, xs.dim(3)}));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterConvOps(OpRegistry& r) {
+  r.Register({.name = "Conv2D", .num_inputs = 2, .infer = InferConv2D});
+  r.Register({.name = "MaxPool", .num_inputs = 1, .infer = InferPool});
+  r.Register({.name = "AvgPool", .num_inputs = 1, .infer = InferPool});
+}
+
+}  // namespace graphd
