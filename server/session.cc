@@ -21,7 +21,7 @@ int64_t MicrosSince(Session::Clock::time_point start) {
 }  // namespace
 
 Session::Session(std::string handle, const executor::Device& device)
-    : handle_(std::move(handle)), device_(device) {
+    : handle_(std::move(handle)), device_(device), modules_(device) {
   Touch();
 }
 

@@ -23,6 +23,7 @@
 #include "core/variable_store.h"
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
+#include "server/source_modules.h"
 
 namespace graphd::server {
 
@@ -72,6 +73,13 @@ class Session {
                                   const CancellationToken& token);
   Status ReleaseCallable(int64_t handle);
 
+  // The session's source modules (LoadModule / Call) and variables.
+  SourceModules& source_modules() {
+    Touch();
+    return modules_;
+  }
+  VariableStore& variables() { return variables_; }
+
   // Marks the session used now (idle expiry counts from the last use).
   void Touch() { last_used_.store(Clock::now().time_since_epoch().count()); }
   Clock::time_point last_used() const {
@@ -90,6 +98,7 @@ class Session {
   const std::string handle_;
   const executor::Device& device_;
   VariableStore variables_;
+  SourceModules modules_;
   std::atomic<Clock::rep> last_used_;
 
   mutable absl::Mutex mu_;

@@ -46,6 +46,10 @@ class Interpreter {
               InterpreterLimits limits = {}, const CancellationToken* token = nullptr);
 
   void set_tensor_hooks(TensorHooks* hooks) { hooks_ = hooks; }
+  // The token polled by Step() (per call: the call's deadline); may be null.
+  void set_cancellation(const CancellationToken* token) { token_ = token; }
+  // Resets the step budget (each call starts a fresh one).
+  void ResetSteps() { steps_ = 0; }
   TensorHooks* tensor_hooks() const { return hooks_; }
 
   // Runs a module's (converted) top-level statements in `globals`.

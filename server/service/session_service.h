@@ -41,6 +41,17 @@ class SessionServiceImpl final : public v1::SessionService::CallbackService {
                                         const v1::ListDevicesRequest* req,
                                         v1::ListDevicesResponse* resp) override;
 
+  // Function source (function_service.cc).
+  grpc::ServerUnaryReactor* LoadModule(grpc::CallbackServerContext* ctx, const v1::LoadModuleRequest* req,
+                                       v1::LoadModuleResponse* resp) override;
+  grpc::ServerUnaryReactor* Call(grpc::CallbackServerContext* ctx, const v1::CallRequest* req,
+                                 v1::CallResponse* resp) override;
+  grpc::ServerUnaryReactor* ToCode(grpc::CallbackServerContext* ctx, const v1::ToCodeRequest* req,
+                                   v1::ToCodeResponse* resp) override;
+  grpc::ServerUnaryReactor* DescribeFunction(grpc::CallbackServerContext* ctx,
+                                             const v1::DescribeFunctionRequest* req,
+                                             v1::DescribeFunctionResponse* resp) override;
+
  private:
   SessionManager& sessions_;
   PooledCall::Env env_;

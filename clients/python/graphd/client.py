@@ -88,6 +88,12 @@ class Client:
                                    diagnostics_pb2.EchoRequest(payload=payload), timeout)
         return response.payload
 
+    def load_module(self, source, filename="<module>"):
+        """Loads function source (tf.function style) into the session; returns a
+        module whose functions are attributes: ``mod.f(np.float32(1.0))``."""
+        from graphd import functions
+        return functions.load_module(self, source, filename)
+
     def close(self, timeout=None):
         """Closes the session, then the channel. Idempotent. A session the
         server already dropped closes quietly; other CloseSession errors are

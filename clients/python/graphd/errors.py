@@ -166,6 +166,42 @@ def _parse_detail(metadata):
     return None
 
 
+# Python exceptions raised by user code on the server keep their class: the client
+# raises an exception that is an instance of that builtin and of the OpError class of
+# the status code (so both `except ValueError` and `except graphd.errors.OpError` work).
+_PYTHON_CLASSES = {
+    cls.__name__: cls for cls in (
+        ValueError, TypeError, NameError, AttributeError, IndexError, KeyError,
+        ZeroDivisionError, AssertionError, ImportError, RecursionError,
+        NotImplementedError, SyntaxError, IndentationError, TabError,
+        UnboundLocalError, OverflowError)}
+_PYTHON_ERROR_CACHE = {}
+
+
+def _python_error_class(name, status_cls):
+    key = (name, status_cls)
+    if key not in _PYTHON_ERROR_CACHE:
+        _PYTHON_ERROR_CACHE[key] = type(name, (status_cls, _PYTHON_CLASSES[name]), {
+            "__module__": "graphd.errors",
+            "__doc__": "%s raised by user code on the server (%s)." % (name, status_cls.__name__),
+        })
+    return _PYTHON_ERROR_CACHE[key]
+
+
+def render_traceback(detail):
+    """The detail's source locations as a Python traceback over the user's source
+    (outermost frame first, as Python prints them)."""
+    lines = ["Traceback (most recent call last), in the source sent to the server:"]
+    for loc in reversed(list(detail.location)):
+        lines.append('  File "%s", line %d' % (loc.file, loc.line))
+        if loc.source_line:
+            lines.append("    " + loc.source_line.strip())
+    return "\n".join(lines)
+
+
+GraphdError = OpError
+
+
 def from_rpc_error(error):
     """Converts a ``grpc.RpcError`` (a grpc.Call) into the matching OpError.
 
@@ -186,15 +222,20 @@ def from_rpc_error(error):
     cls = exception_type_from_error_code(code)
     message = status_message
     if detail is not None:
-        cls = _NAME_TO_CLASS.get(detail.error_class, cls)
+        if detail.error_class in _PYTHON_CLASSES:
+            cls = _python_error_class(detail.error_class, cls)
+        else:
+            cls = _NAME_TO_CLASS.get(detail.error_class, cls)
         message = detail.message or status_message
+        if len(detail.location):
+            message = message + "\n" + render_traceback(detail)
     if not message:
         message = "%s (gRPC status %d)" % (cls.__name__, code)
     return cls(None, None, message, detail=detail)
 
 
 __all__ = [
-    "OpError", "from_rpc_error", "exception_type_from_error_code",
+    "OpError", "GraphdError", "render_traceback", "from_rpc_error", "exception_type_from_error_code",
     "error_code_from_exception_type", "ERROR_DETAIL_METADATA_KEY",
 ] + [cls.__name__ for cls in _CODE_TO_CLASS.values()] + [
     "OK", "CANCELLED", "UNKNOWN", "INVALID_ARGUMENT", "DEADLINE_EXCEEDED",

@@ -85,6 +85,19 @@ def _detail(**kw):
     return d
 
 
+def test_python_exception_classes_from_the_server():
+    detail = _detail(error_class="ValueError", message="'x' must also be initialized in the else branch")
+    rpc = FakeRpcError(grpc.StatusCode.INVALID_ARGUMENT, "status text",
+                       [("graphd-error-detail-bin", detail.SerializeToString())])
+    e = errors.from_rpc_error(rpc)
+    assert isinstance(e, ValueError)
+    assert isinstance(e, errors.InvalidArgumentError) and isinstance(e, errors.GraphdError)
+    assert type(e).__name__ == "ValueError"
+    assert str(e) == "'x' must also be initialized in the else branch"
+    # The same class object each time, so `except` clauses and pickling agree.
+    assert type(errors.from_rpc_error(rpc)) is type(e)
+
+
 def test_detail_from_trailing_metadata():
     detail = _detail(error_class="InvalidArgumentError",
                      message="You must feed a value for placeholder tensor 'x'",
@@ -96,7 +109,11 @@ def test_detail_from_trailing_metadata():
                         ("graphd-error-detail-bin", detail.SerializeToString())])
     e = errors.from_rpc_error(rpc)
     assert type(e) is errors.InvalidArgumentError
-    assert str(e) == "You must feed a value for placeholder tensor 'x'"
+    # The message, then the user-source traceback the detail locates.
+    assert str(e) == ("You must feed a value for placeholder tensor 'x'\n"
+                      "Traceback (most recent call last), in the source sent to the server:\n"
+                      '  File "m.py", line 3\n'
+                      "    y = f(x)")
     assert e.detail == detail and e.detail.error_class == "InvalidArgumentError"
     assert e.node_name == "x"
     assert len(e.locations) == 1 and e.locations[0].line == 3

@@ -1,0 +1,122 @@
+"""Function source on the server: ``client.load_module(source)`` and calling the
+functions it defines, tf.function style."""
+
+import sys
+
+import numpy as np
+
+from graphd import _tensor
+
+
+def to_pyvalue(value, pb):
+    """A Python value as a graphd.v1.PyValue (numpy arrays and scalars as tensors)."""
+    out = pb.PyValue()
+    if value is None:
+        out.none = True
+    elif isinstance(value, bool):
+        out.bool_value = value
+    elif isinstance(value, int):
+        out.int_value = value
+    elif isinstance(value, float):
+        out.float_value = value
+    elif isinstance(value, str):
+        out.str_value = value
+    elif isinstance(value, bytes):
+        out.bytes_value = value
+    elif isinstance(value, (np.ndarray, np.generic)):
+        out.tensor.CopyFrom(_tensor.make_tensor_proto(np.asarray(value)))
+    elif isinstance(value, (list, tuple)):
+        items = out.list if isinstance(value, list) else out.tuple
+        items.SetInParent()
+        for item in value:
+            items.items.add().CopyFrom(to_pyvalue(item, pb))
+    elif isinstance(value, dict):
+        out.dict.SetInParent()
+        for k, v in value.items():
+            out.dict.keys.add().CopyFrom(to_pyvalue(k, pb))
+            out.dict.values.add().CopyFrom(to_pyvalue(v, pb))
+    else:
+        raise TypeError("graphd cannot send a %s to the server" % type(value).__name__)
+    return out
+
+
+def from_pyvalue(p):
+    """A graphd.v1.PyValue as a Python value (tensors as numpy arrays)."""
+    kind = p.WhichOneof("kind")
+    if kind is None or kind == "none":
+        return None
+    if kind == "tensor":
+        return np.asarray(_tensor.tensor_proto_to_ndarray(p.tensor))
+    if kind == "list":
+        return [from_pyvalue(i) for i in p.list.items]
+    if kind == "tuple":
+        return tuple(from_pyvalue(i) for i in p.tuple.items)
+    if kind == "dict":
+        return {from_pyvalue(k): from_pyvalue(v) for k, v in zip(p.dict.keys, p.dict.values)}
+    return getattr(p, kind)
+
+
+class Function:
+    """A function of a loaded module; calling it calls it on the server."""
+
+    def __init__(self, module, name):
+        self._module = module
+        self.__name__ = name
+
+    def __call__(self, *args, **kwargs):
+        from graphd.v1 import session_pb2 as pb
+        timeout = kwargs.pop("_timeout", None)
+        request = pb.CallRequest(
+            session_handle=self._module._client.session_handle,
+            module_id=self._module.module_id, function=self.__name__,
+            args=[to_pyvalue(a, pb) for a in args],
+            kwargs=[pb.NamedValue(name=k, value=to_pyvalue(v, pb)) for k, v in kwargs.items()])
+        if timeout is not None:
+            request.options.timeout_in_ms = max(1, int(timeout * 1000))
+        response = self._module._client.connection.session("Call", request, timeout)
+        if response.stdout:
+            sys.stdout.write(response.stdout)
+        if response.stderr:
+            sys.stderr.write(response.stderr)
+        return from_pyvalue(response.output)
+
+    def experimental_get_tracing_count(self):
+        return self.describe().tracing_count
+
+    def describe(self):
+        from graphd.v1 import session_pb2 as pb
+        return self._module._client.connection.session("DescribeFunction", pb.DescribeFunctionRequest(
+            session_handle=self._module._client.session_handle, module_id=self._module.module_id,
+            function=self.__name__))
+
+    def to_code(self):
+        from graphd.v1 import session_pb2 as pb
+        return self._module._client.connection.session("ToCode", pb.ToCodeRequest(
+            session_handle=self._module._client.session_handle, module_id=self._module.module_id,
+            function=self.__name__)).code
+
+    def __repr__(self):
+        return "<graphd function %s>" % self.__name__
+
+
+class Module:
+    """A module loaded into the session; its functions are attributes."""
+
+    def __init__(self, client, module_id, functions):
+        self._client = client
+        self.module_id = module_id
+        self.functions = tuple(functions)
+
+    def __getattr__(self, name):
+        if name.startswith("_") or name not in self.functions:
+            raise AttributeError("the module has no function %r (it has: %s)" % (name, ", ".join(self.functions)))
+        return Function(self, name)
+
+
+def load_module(client, source, filename="<module>"):
+    from graphd.v1 import session_pb2 as pb
+    response = client.connection.session("LoadModule", pb.LoadModuleRequest(
+        session_handle=client.session_handle, source=source, filename=filename))
+    if response.stdout:
+        sys.stdout.write(response.stdout)
+    return Module(client, response.module_id, response.function)

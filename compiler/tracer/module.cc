@@ -1,0 +1,68 @@
+#include "compiler/tracer/module.h"
+
+#include "compiler/autograph/converter.h"
+#include "compiler/frontend/parser.h"
+#include "compiler/tracer/builtins.h"
+#include "compiler/tracer/errors.h"
+#include "compiler/tracer/tracer.h"
+
+namespace graphd::compiler::tracer {
+
+StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& source, const std::string& filename,
+                                                             const CancellationToken* token) {
+  auto m = std::unique_ptr<ModuleRuntime>(new ModuleRuntime());
+  ASSIGN_OR_RETURN(ast::Module parsed, ParseModule(std::make_shared<SourceFile>(filename, source)));
+  m->module_ = std::make_shared<ast::Module>(autograph::ConvertModule(parsed));
+  m->globals_ = std::make_shared<Namespace>("__main__");
+  m->globals_->Set("__name__", Value::Str("__main__"));
+  m->globals_->Set("ag__", Value::Obj(MakeStagingRuntime()));
+  m->interp_ = std::make_unique<Interpreter>(m->globals_, MakeBuiltins(), InterpreterLimits{}, token);
+  Value tf = Value::Obj(MakeTfModule());
+  m->interp_->RegisterModule("tensorflow", tf);
+  m->interp_->RegisterModule("tensorflow.compat.v2", tf);
+  m->interp_->RegisterModule("tensorflow.compat", Value::Obj([&] {
+    auto compat = std::make_shared<Namespace>("tensorflow.compat");
+    compat->Set("v2", tf);
+    return compat;
+  }()));
+  RETURN_IF_ERROR(m->interp_->ExecModule(*m->module_));
+  m->load_stdout_ = m->interp_->out();
+  m->interp_->out().clear();
+  m->interp_->set_cancellation(nullptr);
+  return m;
+}
+
+std::vector<std::string> ModuleRuntime::FunctionNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : globals_->attrs()) {
+    if (value.object_as<FunctionObj>() && name != "ag__") names.push_back(name);
+  }
+  return names;
+}
+
+StatusOr<Value> ModuleRuntime::Function(const std::string& name) const {
+  const Value* v = globals_->Find(name);
+  if (v == nullptr || !v->object_as<FunctionObj>()) {
+    return errors::NotFound("the module has no function '" + name + "'");
+  }
+  return *v;
+}
+
+StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const TraceArgs& args,
+                                                const CancellationToken* token) {
+  ASSIGN_OR_RETURN(Value fn, Function(name));
+  interp_->set_cancellation(token);
+  interp_->ResetSteps();
+  auto cf = TraceFunction(*interp_, fn, args);
+  interp_->set_cancellation(nullptr);
+  return cf;
+}
+
+StatusOr<std::string> ModuleRuntime::ToCode(const std::string& name) const {
+  ASSIGN_OR_RETURN(Value fn, Function(name));
+  auto obj = fn.object_as<FunctionObj>();
+  if (obj->def == nullptr) return PyError("TypeError", "'" + name + "' is a lambda");
+  return autograph::ToCode(*obj->def->As<ast::FunctionDef>());
+}
+
+}  // namespace graphd::compiler::tracer

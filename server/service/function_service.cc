@@ -1,0 +1,78 @@
+// SessionService's function-source RPCs: LoadModule, Call, ToCode, DescribeFunction.
+#include "server/service/pooled_call.h"
+#include "server/service/session_service.h"
+#include "server/service/value_codec.h"
+
+namespace graphd::server {
+
+grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerContext* ctx,
+                                                         const v1::LoadModuleRequest* req,
+                                                         v1::LoadModuleResponse* resp) {
+  return PooledCall::Start(ctx, env_, "LoadModule", req->session_handle(), [=, this](PooledCall& call) -> Status {
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    std::string filename = req->filename().empty() ? "<module>" : req->filename();
+    ASSIGN_OR_RETURN(SourceModules::Loaded loaded,
+                     session->source_modules().Load(req->source(), filename, call.token()));
+    resp->set_module_id(loaded.module_id);
+    for (const std::string& f : loaded.functions) resp->add_function(f);
+    resp->set_stdout(loaded.stdout_text);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* ctx, const v1::CallRequest* req,
+                                                   v1::CallResponse* resp) {
+  return PooledCall::Start(ctx, env_, "Call", req->session_handle(), [=, this](PooledCall& call) -> Status {
+    if (req->options().timeout_in_ms() > 0) {
+      call.token().TightenDeadline(CancellationToken::Clock::now() +
+                                   std::chrono::milliseconds(req->options().timeout_in_ms()));
+    }
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    std::vector<compiler::tracer::Value> args;
+    for (int i = 0; i < req->args_size(); ++i) {
+      ASSIGN_OR_RETURN(auto v, ValueFromProto(req->args(i), "argument " + std::to_string(i)));
+      args.push_back(std::move(v));
+    }
+    std::vector<std::pair<std::string, compiler::tracer::Value>> kwargs;
+    for (const v1::NamedValue& kw : req->kwargs()) {
+      ASSIGN_OR_RETURN(auto v, ValueFromProto(kw.value(), "argument '" + kw.name() + "'"));
+      kwargs.emplace_back(kw.name(), std::move(v));
+    }
+    ASSIGN_OR_RETURN(CallResult result,
+                     session->source_modules().Call(req->module_id(), req->function(), std::move(args),
+                                                    std::move(kwargs), session->variables(), call.token()));
+    ValueToProto(result.output, resp->mutable_output());
+    resp->set_stdout(result.stdout_text);
+    resp->set_tracing_count(result.tracing_count);
+    v1::RunMetadata* m = resp->mutable_metadata();
+    m->set_queue_us(call.queue_us());
+    m->set_compile_us(result.compile_us);
+    m->set_execute_us(result.execute_us);
+    m->set_total_us(call.elapsed_us());
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext* ctx, const v1::ToCodeRequest* req,
+                                                     v1::ToCodeResponse* resp) {
+  return PooledCall::Start(ctx, env_, "ToCode", req->session_handle(), [=, this](PooledCall&) -> Status {
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(std::string code, session->source_modules().ToCode(req->module_id(), req->function()));
+    resp->set_code(code);
+    return absl::OkStatus();
+  });
+}
+
+grpc::ServerUnaryReactor* SessionServiceImpl::DescribeFunction(grpc::CallbackServerContext* ctx,
+                                                               const v1::DescribeFunctionRequest* req,
+                                                               v1::DescribeFunctionResponse* resp) {
+  return PooledCall::Start(ctx, env_, "DescribeFunction", req->session_handle(), [=, this](PooledCall&) -> Status {
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(auto d, session->source_modules().Describe(req->module_id(), req->function()));
+    resp->set_tracing_count(d.tracing_count);
+    for (const std::string& s : d.signatures) resp->add_signature(s);
+    return absl::OkStatus();
+  });
+}
+
+}  // namespace graphd::server

@@ -1,0 +1,76 @@
+// A session's loaded source modules and their compiled functions: each (function,
+// input signature) is traced once into a concrete function and planned once; later
+// calls with the same signature only run the plan (the tf.function cache).
+// Thread-safe: tracing is serialised per session; runs of cached plans are not.
+#ifndef GRAPHD_SERVER_SOURCE_MODULES_H_
+#define GRAPHD_SERVER_SOURCE_MODULES_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "compiler/tracer/module.h"
+#include "core/variable_store.h"
+#include "executor/runtime/plan.h"
+
+namespace graphd::server {
+
+using compiler::tracer::Value;
+
+struct CallResult {
+  Value output;             // the function's result, tensors as eager values
+  std::string stdout_text;  // trace-time prints (when this call traced)
+  int64_t tracing_count = 0;
+  int64_t compile_us = 0;
+  int64_t execute_us = 0;
+};
+
+class SourceModules {
+ public:
+  explicit SourceModules(const executor::Device& device) : device_(device) {}
+
+  struct Loaded {
+    int64_t module_id;
+    std::vector<std::string> functions;
+    std::string stdout_text;
+  };
+  StatusOr<Loaded> Load(const std::string& source, const std::string& filename, const CancellationToken& token);
+
+  // Arguments: Python values; tensors as eager tensor values.
+  StatusOr<CallResult> Call(int64_t module_id, const std::string& function, std::vector<Value> args,
+                            std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
+                            const CancellationToken& token);
+  StatusOr<std::string> ToCode(int64_t module_id, const std::string& function);
+  struct Description {
+    int64_t tracing_count = 0;
+    std::vector<std::string> signatures;
+  };
+  StatusOr<Description> Describe(int64_t module_id, const std::string& function);
+
+ private:
+  struct Compiled {
+    compiler::tracer::ConcreteFunction function;
+    std::unique_ptr<const executor::Plan> plan;
+  };
+  struct FunctionState {
+    int64_t tracing_count = 0;
+    std::map<std::string, std::shared_ptr<const Compiled>> by_signature;
+  };
+  struct Module {
+    std::unique_ptr<compiler::tracer::ModuleRuntime> runtime;
+    std::map<std::string, FunctionState> functions;
+  };
+  StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const executor::Device& device_;
+  absl::Mutex mu_;
+  std::map<int64_t, Module> modules_ ABSL_GUARDED_BY(mu_);
+  int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
+};
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_SOURCE_MODULES_H_

@@ -1,0 +1,137 @@
+"""Function source through the real server and client: load a module, call its
+functions with numpy and Python arguments; tracing happens once per signature; the
+seed articles' outputs, prints and errors."""
+
+import contextlib
+import io
+
+import numpy as np
+import pytest
+
+import graphd
+
+SEEDS = '''
+import tensorflow as tf
+
+delta = 1.0
+
+def huber_loss(a):
+  if tf.abs(a) <= delta:
+    loss = a * a / 2
+  else:
+    loss = delta * (tf.abs(a) - delta / 2)
+  return loss
+
+def collatz(a):
+    counter = 0
+    while a != 1:
+        if a % 2 == 0:
+            a = a // 2
+        else:
+            a = 3 * a + 1
+        counter = counter + 1
+    return counter
+
+@tf.function
+def double(a):
+  print("Tracing with", a)
+  return a + a
+
+@tf.function
+def add(a, b):
+  return a + b
+
+@tf.function
+def dense_layer(x, w, b):
+  return add(tf.matmul(x, w), b)
+
+@tf.function
+def buggy_py_for_tf_break():
+  x = 0
+  for i in range(5):
+    if tf.equal(i, 3):
+      break
+    x += i
+  return x
+
+@tf.function
+def f_one_branch():
+  if tf.constant(True):
+    x = tf.ones([3, 3])
+  return x
+
+@tf.function
+def structured(x, scale=2):
+  return {"scaled": x * scale, "pair": (x, scale), "note": "ok"}
+'''
+
+
+@pytest.fixture
+def mod(target):
+    with graphd.connect(target) as client:
+        yield client.load_module(SEEDS, filename="seeds.py")
+
+
+def test_huber_loss_and_collatz(mod):
+    np.testing.assert_allclose(mod.huber_loss(np.float32(9.0)), 8.5)
+    np.testing.assert_allclose(mod.huber_loss(np.float32(0.5)), 0.125)
+    out = mod.collatz(np.int32(27))
+    assert isinstance(out, np.ndarray) and out.shape == () and out.dtype == np.int32
+    assert int(out) == 111
+
+
+def test_tracing_once_per_signature_with_trace_time_print(mod):
+    captured = io.StringIO()
+    with contextlib.redirect_stdout(captured):
+        assert int(mod.double(np.int32(1))) == 2
+        assert int(mod.double(np.int32(5))) == 10          # same signature: no trace
+        np.testing.assert_allclose(mod.double(np.float32(1.1)), 2.2, rtol=1e-6)
+    assert captured.getvalue() == (
+        'Tracing with Tensor("a:0", shape=(), dtype=int32)\n'
+        'Tracing with Tensor("a:0", shape=(), dtype=float32)\n')
+    assert mod.double.experimental_get_tracing_count() == 2
+
+
+def test_functions_call_functions_and_return_structures(mod):
+    out = mod.dense_layer(np.ones([3, 2], np.float32), np.ones([2, 2], np.float32), np.ones([2], np.float32))
+    np.testing.assert_array_equal(out, np.full([3, 2], 3.0, np.float32))
+    s = mod.structured(np.float32([1, 2]), scale=3)
+    np.testing.assert_array_equal(s["scaled"], np.float32([3, 6]))
+    np.testing.assert_array_equal(s["pair"][0], np.float32([1, 2]))
+    assert s["pair"][1] == 3 and s["note"] == "ok"
+
+
+def test_to_code_shows_the_autograph_conversion(mod):
+    code = mod.collatz.to_code()
+    assert code.startswith("def tf__collatz(a):\n")
+    assert "ag__.while_stmt(loop_test, loop_body" in code
+    assert "ag__.if_stmt(a % 2 == 0, if_body, else_body" in code
+
+
+def test_user_errors_keep_their_python_class_and_line(mod):
+    with pytest.raises(TypeError) as info:
+        mod.buggy_py_for_tf_break()
+    assert isinstance(info.value, graphd.errors.GraphdError)
+    with pytest.raises(ValueError) as info:
+        mod.f_one_branch()
+    assert "'x' must also be initialized in the else branch" in str(info.value)
+    assert 'File "seeds.py", line 47' in str(info.value)
+    assert "if tf.constant(True):" in str(info.value)
+    # The session still works.
+    assert int(mod.collatz(np.int32(6))) == 8
+
+
+def test_bad_modules_fail_clearly(target):
+    with graphd.connect(target) as client:
+        with pytest.raises(SyntaxError) as info:
+            client.load_module("def f(:\n  pass\n", filename="broken.py")
+        assert 'File "broken.py", line 1' in str(info.value)
+        with pytest.raises(ImportError):
+            client.load_module("import os\n")
+        with pytest.raises(NameError):
+            client.load_module("open('/etc/passwd')\n")
+        m = client.load_module("def f(x):\n    while True:\n        pass\n")
+        with pytest.raises(graphd.errors.OpError):
+            m.f(1, _timeout=0.5)
+        with pytest.raises(AttributeError):
+            m.nope
