@@ -105,12 +105,25 @@ Status CumsumFn(KernelContext& ctx) {
   });
 }
 
+// ArgMax/ArgMin are keyed by their index dtype; the input's dtype is checked when the
+// plan is built, so an input the CPU cannot compute in fails there, not mid-run.
+template <bool kMax>
+KernelFactory ArgFactory() {
+  return [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+    const DType in = node.inputs()[0].node->output(node.inputs()[0].index).dtype;
+    for (DType d : kArithmeticDTypes) {
+      if (d == in) return std::make_unique<FnKernel>(ArgReduce<kMax>);
+    }
+    return errors::Unimplemented(absl::StrCat("no CPU kernel for ", node.op_name(), " on ",
+                                              DTypeName(in), " inputs"));
+  };
+}
+
 }  // namespace
 
 void RegisterScanKernels(KernelRegistry& r) {
-  // ArgMax/ArgMin are keyed by their index dtype and handle every numeric input.
-  r.Register("ArgMax", kCpu, {DType::kInt32, DType::kInt64}, FnKernel::Factory(ArgReduce<true>));
-  r.Register("ArgMin", kCpu, {DType::kInt32, DType::kInt64}, FnKernel::Factory(ArgReduce<false>));
+  r.Register("ArgMax", kCpu, {DType::kInt32, DType::kInt64}, ArgFactory<true>());
+  r.Register("ArgMin", kCpu, {DType::kInt32, DType::kInt64}, ArgFactory<false>());
   r.Register("Cumsum", kCpu, kArithmeticDTypes, FnKernel::Factory(CumsumFn));
 }
 

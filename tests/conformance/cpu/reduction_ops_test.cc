@@ -192,6 +192,14 @@ TEST(ArgReduceTest, EmptyAxisAndBadAttrs) {
   auto r = RunGraph(g, {{"x", Make<float>(Shape({0, 2}), {})}}, {"am"});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("node 'am' (ArgMax): cannot reduce over axis 0"));
+  // An input dtype the CPU does not compute in fails when the plan is built.
+  Graph h;
+  const Node* half = AddPlaceholder(h, "h", DType::kFloat16, PartialShape(std::vector<int64_t>{2}));
+  ASSERT_TRUE(h.AddNode({.name = "am", .op = "ArgMax", .inputs = {{half, 0}}}).ok());
+  auto plan = RunGraph(h, {{"h", Tensor::Allocate(DType::kFloat16, Shape({2})).value()}}, {"am"});
+  ASSERT_FALSE(plan.ok());
+  EXPECT_EQ(plan.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(plan.status().message(), HasSubstr("no CPU kernel for ArgMax on float16 inputs"));
 }
 
 template <typename T>
