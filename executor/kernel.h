@@ -8,6 +8,7 @@
 #include <span>
 
 #include "core/cancellation.h"
+#include "core/output_sink.h"
 #include "core/graph/graph.h"
 #include "core/tensor.h"
 #include "core/variable_store.h"
@@ -19,9 +20,9 @@ class KernelContext {
  public:
   KernelContext(const Node& node, std::span<const Tensor* const> inputs,
                 std::span<Tensor> outputs, VariableStore* variables,
-                const CancellationToken* cancellation)
+                const CancellationToken* cancellation, OutputSink* output = nullptr)
       : node_(node), inputs_(inputs), outputs_(outputs), variables_(variables),
-        cancellation_(cancellation) {}
+        cancellation_(cancellation), output_(output) {}
 
   const Node& node() const { return node_; }
   int num_inputs() const { return static_cast<int>(inputs_.size()); }
@@ -34,6 +35,8 @@ class KernelContext {
   // nullptr when the run has no variables.
   VariableStore* variable_store() const { return variables_; }
   const CancellationToken& cancellation() const { return *cancellation_; }
+  // Where printing ops write; nullptr when the run discards printed text.
+  OutputSink* output() const { return output_; }
 
   // InvalidArgument "node 'n' (Op): message", tagged with the node.
   Status Error(absl::string_view message) const;
@@ -46,6 +49,7 @@ class KernelContext {
   std::span<Tensor> outputs_;
   VariableStore* variables_;
   const CancellationToken* cancellation_;
+  OutputSink* output_;
 };
 
 class OpKernel {

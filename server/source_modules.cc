@@ -116,9 +116,14 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
     result.tracing_count = state.tracing_count;
   }
   auto start = std::chrono::steady_clock::now();
-  executor::RunContext ctx{.variables = &variables, .cancellation = &token};
-  ASSIGN_OR_RETURN(std::vector<Tensor> outputs, executor::Execute(*compiled->plan, std::move(p.feeds), ctx));
+  OutputSink printed;
+  executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};
+  auto outputs_or = executor::Execute(*compiled->plan, std::move(p.feeds), ctx);
   result.execute_us = MicrosSince(start);
+  result.stdout_text += printed.TakeStdout();
+  result.stderr_text = printed.TakeStderr();
+  if (!outputs_or.ok()) return outputs_or.status();
+  std::vector<Tensor>& outputs = *outputs_or;
   result.output = Fill(compiled->function.output_template, outputs);
   return result;
 }

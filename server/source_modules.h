@@ -22,7 +22,8 @@ using compiler::tracer::Value;
 
 struct CallResult {
   Value output;             // the function's result, tensors as eager values
-  std::string stdout_text;  // trace-time prints (when this call traced)
+  std::string stdout_text;  // trace-time prints (when this call traced), then the run's
+  std::string stderr_text;  // the run's tf.print output
   int64_t tracing_count = 0;
   int64_t compile_us = 0;
   int64_t execute_us = 0;

@@ -9,6 +9,10 @@ namespace graphd::compiler::tracer {
 using ast::ExprKind;
 
 StatusOr<Value> Evaluator::Eval(const ast::Expr& e) {
+  if (e.kind == ExprKind::kCall || e.kind == ExprKind::kBinOp || e.kind == ExprKind::kCompare ||
+      e.kind == ExprKind::kSubscript || e.kind == ExprKind::kUnaryOp) {
+    interp_.set_current_range(e.range);
+  }
   auto v = EvalInner(e);
   if (!v.ok() && errors::LocationsOf(v.status()).empty()) return errors::WithLocation(v.status(), e.range);
   return v;

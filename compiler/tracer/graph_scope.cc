@@ -17,8 +17,9 @@ std::string GraphScope::UniqueName(const std::string& base) {
 }
 
 StatusOr<const Node*> GraphScope::Add(const std::string& op, const std::string& base, std::vector<OutputRef> inputs,
-                                      AttrMap attrs, bool stateful) {
-  NodeSpec spec{.name = UniqueName(base), .op = op, .inputs = std::move(inputs), .attrs = std::move(attrs)};
+                                      AttrMap attrs, bool stateful, SourceRange range) {
+  NodeSpec spec{.name = UniqueName(base), .op = op, .inputs = std::move(inputs), .attrs = std::move(attrs),
+                .range = std::move(range)};
   if (stateful && last_stateful_ != nullptr) spec.control_inputs.push_back(last_stateful_);
   ASSIGN_OR_RETURN(const Node* node, graph_->AddNode(std::move(spec)));
   if (stateful) last_stateful_ = node;

@@ -28,7 +28,7 @@ class GraphScope {
   // Adds a node named after `base`. Stateful nodes get a control edge from the
   // previous stateful node of this scope.
   StatusOr<const Node*> Add(const std::string& op, const std::string& base, std::vector<OutputRef> inputs,
-                            AttrMap attrs, bool stateful = false);
+                            AttrMap attrs, bool stateful = false, SourceRange range = {});
   // A new Arg node (an argument of the body this scope becomes).
   StatusOr<const Node*> NewArg(const std::string& base, DType dtype, const PartialShape& shape);
 

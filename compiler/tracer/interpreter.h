@@ -69,6 +69,10 @@ class Interpreter {
   StatusOr<Value> UnaryOp(ast::UnaryOpKind op, const Value& x);
   StatusOr<Value> Subscript(const Value& v, const Value& index);
 
+  // The user expression being evaluated (the tracer gives nodes its range).
+  const SourceRange& current_range() const { return current_range_; }
+  void set_current_range(const SourceRange& r) { current_range_ = r; }
+
   // Text printed by print() (trace-time stdout).
   std::string& out() { return out_; }
   // Counts one step; ResourceExhausted / cancellation errors when over budget.
@@ -98,6 +102,7 @@ class Interpreter {
   int64_t steps_ = 0;
   int depth_ = 0;
   std::string out_;
+  SourceRange current_range_;
   absl::flat_hash_map<const void*, std::unique_ptr<ScopeInfo>> infos_;
   std::map<std::string, Value> modules_;
 };

@@ -16,7 +16,7 @@ StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& 
   m->globals_ = std::make_shared<Namespace>("__main__");
   m->globals_->Set("__name__", Value::Str("__main__"));
   m->globals_->Set("ag__", Value::Obj(MakeStagingRuntime()));
-  m->interp_ = std::make_unique<Interpreter>(m->globals_, MakeBuiltins(), InterpreterLimits{}, token);
+  m->interp_ = std::make_unique<Interpreter>(m->globals_, MakeTracingBuiltins(), InterpreterLimits{}, token);
   Value tf = Value::Obj(MakeTfModule());
   m->interp_->RegisterModule("tensorflow", tf);
   m->interp_->RegisterModule("tensorflow.compat.v2", tf);

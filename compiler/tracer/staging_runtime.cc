@@ -186,6 +186,20 @@ StatusOr<Value> AndOr(Interpreter& in, CallArgs& a, bool is_and) {
   return is_and ? StageValue(in, left, right, keep, "<and>") : StageValue(in, left, keep, right, "<or>");
 }
 
+// assert on a tensor: an Assert op that fails the run with the message.
+StatusOr<Value> AssertStmt(Interpreter& in, CallArgs& a) {
+  if (a.args.size() != 2 || !a.args[0].is(K::kTensor)) return Fallback(in, "assert_stmt", a);
+  ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
+  std::string message;
+  if (!a.args[1].is_none()) {
+    ASSIGN_OR_RETURN(Value m, in.CallNoArgs(a.args[1], a.site));
+    message = m.is(K::kStr) ? m.as_str() : "";
+  }
+  ASSIGN_OR_RETURN(OutputRef cond, tracer->ToTensor(a.args[0], DType::kBool));
+  RETURN_IF_ERROR(tracer->Op("Assert", {cond}, {{"message", message}}, "Assert", /*stateful=*/true).status());
+  return Value::None();
+}
+
 Value Fn(const std::string& name, BuiltinFn fn) { return Value::Obj(std::make_shared<BuiltinObj>(name, std::move(fn))); }
 
 }  // namespace
@@ -196,6 +210,7 @@ std::shared_ptr<Namespace> MakeStagingRuntime() {
   ag->Set("while_stmt", Fn("while_stmt", WhileStmt));
   ag->Set("for_stmt", Fn("for_stmt", ForStmt));
   ag->Set("if_exp", Fn("if_exp", IfExp));
+  ag->Set("assert_stmt", Fn("assert_stmt", AssertStmt));
   ag->Set("and_", Fn("and_", [](Interpreter& in, CallArgs& a) { return AndOr(in, a, true); }));
   ag->Set("or_", Fn("or_", [](Interpreter& in, CallArgs& a) { return AndOr(in, a, false); }));
   return ag;

@@ -2,6 +2,7 @@
 // its arguments as TensorFlow does (positional or keyword) and adds ops.
 #include "absl/strings/str_cat.h"
 #include "compiler/autograph/converter.h"
+#include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tf_objects.h"
@@ -259,6 +260,39 @@ StatusOr<Value> TensorSpec(Interpreter&, CallArgs& call) {
   return Value::Obj(std::make_shared<TensorSpecObj>(shape, dtype, name.is(K::kStr) ? name.as_str() : ""));
 }
 
+// A PrintV2 of `values` (Python values become text of the template, tensors fields).
+StatusOr<Value> PrintOp(Interpreter&, Tracer& t, const std::vector<Value>& values, const std::string& sep,
+                        const std::string& end, const char* stream) {
+  std::string tmpl;
+  std::vector<OutputRef> inputs;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i) tmpl += sep;
+    if (values[i].is(K::kTensor)) {
+      ASSIGN_OR_RETURN(OutputRef r, t.ToTensor(values[i]));
+      inputs.push_back(r);
+      tmpl += "{}";
+    } else {
+      tmpl += PyStr(values[i]);
+    }
+  }
+  RETURN_IF_ERROR(t.Op("PrintV2", inputs, {{"template", tmpl}, {"output_stream", std::string(stream)}, {"end", end}},
+                       "PrintV2", /*stateful=*/true)
+                      .status());
+  return Value::None();
+}
+
+std::string KwString(const CallArgs& call, const std::string& name, const std::string& dflt) {
+  for (const auto& [k, v] : call.kwargs) {
+    if (k == name && v.is(K::kStr)) return v.as_str();
+  }
+  return dflt;
+}
+
+StatusOr<Value> TfPrint(Interpreter& in, CallArgs& call) {
+  ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
+  return PrintOp(in, *t, call.args, KwString(call, "sep", " "), KwString(call, "end", "\n"), "stderr");
+}
+
 StatusOr<Value> ToCode(Interpreter&, CallArgs& call) {
   if (call.args.size() != 1) return PyError("TypeError", "to_code() takes one function");
   auto fn = call.args[0].object_as<FunctionObj>();
@@ -267,6 +301,24 @@ StatusOr<Value> ToCode(Interpreter&, CallArgs& call) {
 }
 
 }  // namespace
+
+std::shared_ptr<Namespace> MakeTracingBuiltins() {
+  auto b = MakeBuiltins();
+  const Value* python_print = b->Find("print");
+  Value fallback = *python_print;
+  b->Set("print", Fn("print", [fallback](Interpreter& in, CallArgs& call) -> StatusOr<Value> {
+    // In a staged branch or loop body, a print of tensors prints on every run (the
+    // seed's nested `while` example); elsewhere it prints once, while tracing.
+    auto* tracer = dynamic_cast<Tracer*>(in.tensor_hooks());
+    bool tensors = false;
+    for (const Value& v : call.args) tensors |= v.is(K::kTensor) && v.as_tensor()->symbolic();
+    if (tracer != nullptr && tensors && tracer->in_staged_body()) {
+      return PrintOp(in, *tracer, call.args, KwString(call, "sep", " "), KwString(call, "end", "\n"), "stdout");
+    }
+    return in.Call(fallback, call);
+  }));
+  return b;
+}
 
 std::shared_ptr<Namespace> MakeTfModule() {
   auto tf = std::make_shared<Namespace>("tensorflow");
@@ -300,6 +352,7 @@ std::shared_ptr<Namespace> MakeTfModule() {
   tf->Set("where", Fn("where", Where));
   tf->Set("TensorSpec", Fn("TensorSpec", TensorSpec));
   autograph->Set("to_code", Fn("to_code", ToCode));
+  tf->Set("print", Fn("print", TfPrint));
   const std::pair<const char*, const char*> kBinary[] = {
       {"add", "Add"}, {"subtract", "Sub"}, {"multiply", "Mul"}, {"divide", "Div"}, {"maximum", "Maximum"},
       {"minimum", "Minimum"}, {"floordiv", "FloorDiv"}, {"pow", "Pow"}, {"equal", "Equal"},

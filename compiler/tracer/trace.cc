@@ -60,7 +60,7 @@ StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, c
   auto user = fn.object_as<FunctionObj>();
   if (user == nullptr) return PyError("TypeError", "only functions defined with def can be traced, got " + fn.TypeName());
   GraphScope root(nullptr, user->name);
-  Tracer tracer(&root);
+  Tracer tracer(&root, &interp);
   HooksGuard hooks(interp, &tracer);
   std::string out_before = interp.out();
   interp.out().clear();

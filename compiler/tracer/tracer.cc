@@ -89,7 +89,8 @@ StatusOr<OutputRef> Tracer::ToTensor(const Value& v, DType hint) {
 
 StatusOr<Value> Tracer::Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs,
                            const std::string& base, bool stateful) {
-  auto node = scope().Add(op, base.empty() ? LowerOpName(op) : base, std::move(inputs), std::move(attrs), stateful);
+  auto node = scope().Add(op, base.empty() ? LowerOpName(op) : base, std::move(inputs), std::move(attrs), stateful,
+                          interp_ ? interp_->current_range() : SourceRange{});
   if (!node.ok()) return AsPython(node.status());
   if ((*node)->num_outputs() == 1) return Wrap({*node, 0});
   std::vector<Value> outs;

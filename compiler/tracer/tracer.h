@@ -16,8 +16,13 @@ namespace graphd::compiler::tracer {
 
 class Tracer : public TensorHooks {
  public:
-  // `root` is the scope of the function being traced; it must outlive the tracer.
-  explicit Tracer(GraphScope* root) { scopes_.push_back(root); }
+  // `root` is the scope of the function being traced; it and `interp` (whose current
+  // source range nodes get) must outlive the tracer. `interp` may be null.
+  explicit Tracer(GraphScope* root, const Interpreter* interp = nullptr) : interp_(interp) {
+    scopes_.push_back(root);
+  }
+  // True inside a staged branch or loop body (not at the function's top level).
+  bool in_staged_body() const { return scopes_.size() > 1; }
 
   GraphScope& scope() { return *scopes_.back(); }
   void Push(GraphScope* s) { scopes_.push_back(s); }
@@ -44,6 +49,7 @@ class Tracer : public TensorHooks {
 
  private:
   std::vector<GraphScope*> scopes_;
+  const Interpreter* interp_;
 };
 
 // The interpreter's tracer, or a TypeError saying tensors need a tf.function.
@@ -51,6 +57,10 @@ StatusOr<Tracer*> TracerOf(Interpreter& interp);
 
 // A Python value (scalar or nested lists/tuples) as a constant tensor.
 StatusOr<Tensor> PythonToTensor(const Value& v, DType hint);
+
+// The builtins of traced modules: MakeBuiltins() with a print that prints tensors at
+// run time when called in a staged branch or loop body.
+std::shared_ptr<Namespace> MakeTracingBuiltins();
 
 // The `tf` namespace (tensorflow, tensorflow.compat.v2) and its submodules.
 std::shared_ptr<Namespace> MakeTfModule();

@@ -60,7 +60,7 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
   InferenceContext ctx(spec.name, *op, input_types, spec.attrs, input_values);
   if (op->infer) {
     Status s = op->infer(ctx);
-    if (!s.ok()) return errors::WithNode(std::move(s), spec.name);
+    if (!s.ok()) return errors::WithLocation(errors::WithNode(std::move(s), spec.name), spec.range);
   }
   for (const TensorType& out : ctx.outputs()) {
     // Inference may combine valid shapes into one too large to exist ([2^32] x [2^32]).
@@ -82,6 +82,7 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
   node->control_inputs_ = std::move(spec.control_inputs);
   node->attrs_ = std::move(spec.attrs);
   node->device_ = std::move(spec.device);
+  node->range_ = std::move(spec.range);
   node->outputs_ = std::move(ctx.outputs());
   Node* raw = node.get();
   by_name_.emplace(raw->name_, raw);

@@ -42,6 +42,7 @@ class Node {
   const std::vector<const Node*>& control_inputs() const { return control_inputs_; }
   const AttrMap& attrs() const { return attrs_; }
   const std::string& device() const { return device_; }
+  const SourceRange& range() const { return range_; }
   int num_outputs() const { return static_cast<int>(outputs_.size()); }
   const TensorType& output(int i) const { return outputs_[i]; }
 
@@ -54,6 +55,7 @@ class Node {
   std::vector<const Node*> control_inputs_;
   AttrMap attrs_;
   std::string device_;
+  SourceRange range_;
   std::vector<TensorType> outputs_;
 };
 
@@ -65,6 +67,8 @@ struct NodeSpec {
   std::vector<const Node*> control_inputs;
   AttrMap attrs;
   std::string device;
+  // Where in the user's source the node comes from (traced code); may be empty.
+  SourceRange range;
 };
 
 class Graph {

@@ -21,6 +21,8 @@ void RegisterStateOps(OpRegistry& registry);  // VariableV2, Assign, AssignAdd, 
 void RegisterControlFlowOps(OpRegistry& registry);  // Arg, If, While
 void RegisterLogicOps(OpRegistry& registry);  // comparisons, LogicalAnd/Or/Not
 
+void RegisterLoggingOps(OpRegistry& registry);  // PrintV2, Assert
+
 inline void RegisterAllOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterMathOps(registry);
@@ -36,6 +38,7 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterStateOps(registry);
   RegisterControlFlowOps(registry);
   RegisterLogicOps(registry);
+  RegisterLoggingOps(registry);
 }
 
 }  // namespace graphd

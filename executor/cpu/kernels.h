@@ -39,6 +39,8 @@ void RegisterStringKernels(KernelRegistry& r);      // StringJoin, StringLength
 void RegisterStateKernels(KernelRegistry& r);       // VariableV2, Assign, AssignAdd, AssignSub
 void RegisterLogicKernels(KernelRegistry& r);       // comparisons, LogicalAnd/Or/Not
 
+void RegisterLoggingKernels(KernelRegistry& r);     // PrintV2, Assert
+
 inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterArrayKernels(r);
   RegisterBinaryKernels(r);
@@ -58,6 +60,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterStringKernels(r);
   RegisterStateKernels(r);
   RegisterLogicKernels(r);
+  RegisterLoggingKernels(r);
 }
 
 // A kernel whose Compute is a function (for kernels with no per-node state).

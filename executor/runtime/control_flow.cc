@@ -19,7 +19,7 @@ StatusOr<std::unique_ptr<const Plan>> BodyPlan(const Node& node, absl::string_vi
 }
 
 RunContext BodyContext(const KernelContext& ctx) {
-  return RunContext{.variables = ctx.variable_store(), .cancellation = &ctx.cancellation()};
+  return RunContext{.variables = ctx.variable_store(), .cancellation = &ctx.cancellation(), .output = ctx.output()};
 }
 
 // Reads a bool scalar (If's condition, While's cond result).

@@ -39,9 +39,11 @@ StatusOr<std::vector<Tensor>> Execute(const Plan& plan, std::vector<Tensor> feed
     inputs.clear();
     for (int s : step.input_slots) inputs.push_back(s == Plan::kNoSlot ? &kEmpty : &slots[s]);
     outputs.assign(step.output_slots.size(), Tensor());
-    KernelContext kctx(*step.node, inputs, outputs, ctx.variables, &token);
+    KernelContext kctx(*step.node, inputs, outputs, ctx.variables, &token, ctx.output);
     Status status = step.kernel->Compute(kctx);
-    if (!status.ok()) return errors::WithNode(std::move(status), step.node->name());
+    if (!status.ok()) {
+      return errors::WithLocation(errors::WithNode(std::move(status), step.node->name()), step.node->range());
+    }
     for (size_t o = 0; o < outputs.size(); ++o) {
       if (step.output_slots[o] != plan.discard_slot()) {
         slots[step.output_slots[o]] = std::move(outputs[o]);

@@ -14,6 +14,8 @@ struct RunContext {
   VariableStore* variables = nullptr;
   // nullptr: the run cannot be cancelled and has no deadline.
   const CancellationToken* cancellation = nullptr;
+  // Where tf.print and runtime print write; nullptr discards.
+  OutputSink* output = nullptr;
 };
 
 // Validates each feed against the plan's feed types (InvalidArgument naming the feed),

@@ -43,6 +43,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
                                                     std::move(kwargs), session->variables(), call.token()));
     ValueToProto(result.output, resp->mutable_output());
     resp->set_stdout(result.stdout_text);
+    resp->set_stderr(result.stderr_text);
     resp->set_tracing_count(result.tracing_count);
     v1::RunMetadata* m = resp->mutable_metadata();
     m->set_queue_us(call.queue_us());

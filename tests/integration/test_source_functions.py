@@ -135,3 +135,70 @@ def test_bad_modules_fail_clearly(target):
             m.f(1, _timeout=0.5)
         with pytest.raises(AttributeError):
             m.nope
+
+
+PRINTS = '''
+import tensorflow as tf
+
+@tf.function
+def f(x):
+  print("Traced with", x)
+  tf.print("Executed with", x)
+
+def g(n):
+  if n >= 0:
+    while n < 5:
+      n += 1
+      print(n)
+  return n
+
+@tf.function
+def sq(x):
+  assert x != 0, 'Do not pass zero!'
+  return x * x
+
+@tf.function
+def show(v):
+  tf.print("v:", v)
+  return v
+'''
+
+
+def test_print_at_trace_time_and_tf_print_at_run_time(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(PRINTS)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            mod.f(1)
+            mod.f(1)
+            mod.f(2)
+        # The seed: "Traced with 1 / Executed with 1 / Executed with 1 / Traced with 2 /
+        # Executed with 2": Python values retrace per value, tf.print runs every call.
+        assert out.getvalue() == "Traced with 1\nTraced with 2\n"
+        assert err.getvalue() == "Executed with 1\nExecuted with 1\nExecuted with 2\n"
+        assert mod.f.experimental_get_tracing_count() == 2
+
+
+def test_print_of_tensors_in_a_staged_loop_runs_every_call(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(PRINTS)
+        for _ in range(2):
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                assert int(mod.g(np.int32(2))) == 5
+            assert out.getvalue() == "3\n4\n5\n"
+        err = io.StringIO()
+        with contextlib.redirect_stderr(err):
+            mod.show(np.float32([[1.5, 2], [3, 4]]))
+        assert err.getvalue() == "v: [[1.5 2]\n [3 4]]\n"
+
+
+def test_assert_on_a_tensor_fails_the_call_with_its_message(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(PRINTS)
+        np.testing.assert_allclose(mod.sq(np.float32(3.0)), 9.0)
+        with pytest.raises(graphd.errors.InvalidArgumentError) as info:
+            mod.sq(np.float32(0.0))
+        assert "Do not pass zero!" in str(info.value)
+        assert "assert x != 0" in str(info.value)  # located at the user's line
+        np.testing.assert_allclose(mod.sq(np.float32(-2.0)), 4.0)
