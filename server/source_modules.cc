@@ -5,6 +5,7 @@
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
 #include "compiler/tracer/tf_objects.h"
+#include "compiler/passes/prune.h"
 #include "executor/runtime/executor.h"
 
 namespace graphd::server {
@@ -62,8 +63,23 @@ Value Fill(const Value& v, const std::vector<Tensor>& results) {
 }  // namespace
 
 StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, const std::string& filename,
-                                                    const CancellationToken& token) {
-  ASSIGN_OR_RETURN(auto runtime, compiler::tracer::ModuleRuntime::Load(source, filename, &token));
+                                                    VariableStore& variables, const CancellationToken& token) {
+  // Module-level TensorFlow ops run at once on this session's device and variables.
+  class Runner : public compiler::tracer::EagerRunner {
+   public:
+    Runner(const executor::Device& device, VariableStore& variables, const CancellationToken& token)
+        : device_(device), variables_(variables), token_(token) {}
+    StatusOr<std::vector<Tensor>> Run(const Function& body) override {
+      ASSIGN_OR_RETURN(auto plan, executor::Plan::Build(SpecForFunction(body), device_));
+      return executor::Execute(*plan, {}, {.variables = &variables_, .cancellation = &token_});
+    }
+
+   private:
+    const executor::Device& device_;
+    VariableStore& variables_;
+    const CancellationToken& token_;
+  } runner(device_, variables, token);
+  ASSIGN_OR_RETURN(auto runtime, compiler::tracer::ModuleRuntime::Load(source, filename, &token, &runner));
   Loaded loaded{.functions = runtime->FunctionNames(), .stdout_text = runtime->load_stdout()};
   absl::MutexLock lock(&mu_);
   loaded.module_id = next_id_++;
@@ -103,12 +119,7 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
       compiled = it->second;
     } else {
       auto start = std::chrono::steady_clock::now();
-      ASSIGN_OR_RETURN(compiler::tracer::ConcreteFunction cf, module->runtime->Trace(function, p.trace, &token));
-      ++state.tracing_count;
-      auto fresh = std::make_shared<Compiled>();
-      ASSIGN_OR_RETURN(fresh->plan, executor::Plan::Build(SpecForFunction(*cf.function), device_));
-      result.stdout_text = cf.trace_stdout;
-      fresh->function = std::move(cf);
+      ASSIGN_OR_RETURN(auto fresh, Compile(*module, function, state, p.trace, token, &result.stdout_text));
       state.by_signature.emplace(p.signature, fresh);
       compiled = fresh;
       result.compile_us = MicrosSince(start);
@@ -118,6 +129,13 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
   auto start = std::chrono::steady_clock::now();
   OutputSink printed;
   executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};
+  if (compiled->init_plan != nullptr) {
+    absl::MutexLock lock(&compiled->init_mu);
+    if (!compiled->initialized) {
+      RETURN_IF_ERROR(executor::Execute(*compiled->init_plan, p.feeds, ctx).status());
+      compiled->initialized = true;
+    }
+  }
   auto outputs_or = executor::Execute(*compiled->plan, std::move(p.feeds), ctx);
   result.execute_us = MicrosSince(start);
   result.stdout_text += printed.TakeStdout();
@@ -126,6 +144,39 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
   std::vector<Tensor>& outputs = *outputs_or;
   result.output = Fill(compiled->function.output_template, outputs);
   return result;
+}
+
+StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(
+    Module& module, const std::string& function, FunctionState& state, const compiler::tracer::TraceArgs& args,
+    const CancellationToken& token, std::string* trace_stdout) {
+  const bool first = state.tracing_count == 0;
+  ASSIGN_OR_RETURN(compiler::tracer::ConcreteFunction cf, module.runtime->Trace(function, args, &token, first));
+  ++state.tracing_count;
+  *trace_stdout += cf.trace_stdout;
+  auto compiled = std::make_shared<Compiled>();
+  // Variables created by this trace: their initialisers become the init plan.
+  std::vector<std::string> inits;
+  const Graph& graph = *cf.function->graph;
+  for (int id = 0; id < graph.num_nodes(); ++id) {
+    const Node* n = graph.node(id);
+    auto once = n->attrs().find("only_if_uninitialized");
+    if (n->op_name() == "AssignVariableOp" && once != n->attrs().end() && std::get<bool>(once->second)) {
+      inits.push_back(n->name());
+    }
+  }
+  if (!inits.empty()) {
+    std::vector<std::string> feeds;
+    for (const Node* arg : cf.function->args) feeds.push_back(arg->name() + ":0");
+    ASSIGN_OR_RETURN(ExecutionSpec init_spec, compiler::Prune(graph, feeds, {}, inits));
+    ASSIGN_OR_RETURN(compiled->init_plan, executor::Plan::Build(init_spec, device_));
+    compiled->function = std::move(cf);  // keeps the first trace's graph alive
+    ASSIGN_OR_RETURN(cf, module.runtime->Trace(function, args, &token, /*allow_variable_creation=*/false));
+    *trace_stdout += cf.trace_stdout;
+  }
+  ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(SpecForFunction(*cf.function), device_));
+  compiled->first_trace = std::move(compiled->function);
+  compiled->function = std::move(cf);
+  return compiled;
 }
 
 StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string& function) {

@@ -38,7 +38,9 @@ class SourceModules {
     std::vector<std::string> functions;
     std::string stdout_text;
   };
-  StatusOr<Loaded> Load(const std::string& source, const std::string& filename, const CancellationToken& token);
+  // Runs the module's top-level code (eagerly, against `variables`).
+  StatusOr<Loaded> Load(const std::string& source, const std::string& filename, VariableStore& variables,
+                        const CancellationToken& token);
 
   // Arguments: Python values; tensors as eager tensor values.
   StatusOr<CallResult> Call(int64_t module_id, const std::string& function, std::vector<Value> args,
@@ -55,6 +57,12 @@ class SourceModules {
   struct Compiled {
     compiler::tracer::ConcreteFunction function;
     std::unique_ptr<const executor::Plan> plan;
+    // Initialisers of variables the function created on its first trace, lifted out
+    // of that trace as TensorFlow does; run once, before the first run.
+    std::unique_ptr<const executor::Plan> init_plan;
+    mutable absl::Mutex init_mu;
+    mutable bool initialized ABSL_GUARDED_BY(init_mu) = false;
+    compiler::tracer::ConcreteFunction first_trace;  // owns init_plan's nodes
   };
   struct FunctionState {
     int64_t tracing_count = 0;
@@ -64,6 +72,11 @@ class SourceModules {
     std::unique_ptr<compiler::tracer::ModuleRuntime> runtime;
     std::map<std::string, FunctionState> functions;
   };
+  // Traces `function` (twice when its first trace creates variables: the second
+  // trace, where creating variables is an error, is the function).
+  StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const std::string& function, FunctionState& state,
+                                              const compiler::tracer::TraceArgs& args, const CancellationToken& token,
+                                              std::string* trace_stdout);
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const executor::Device& device_;

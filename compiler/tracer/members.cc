@@ -217,7 +217,11 @@ StatusOr<Value> Interpreter::GetAttr(const Value& v, const std::string& name) {
   return PyError("AttributeError", "'" + v.TypeName() + "' object has no attribute '" + name + "'");
 }
 
-StatusOr<Value> Interpreter::Subscript(const Value& v, const Value& index) {
+StatusOr<Value> Interpreter::Subscript(const Value& v_in, const Value& index) {
+  Value v = v_in;
+  if (v.is(K::kObject) && v.as_object() && v.as_object()->IsTensorLike()) {
+    ASSIGN_OR_RETURN(v, v.as_object()->AsTensor(*this));
+  }
   if (v.is(K::kTensor)) {
     if (hooks_ != nullptr) return hooks_->Subscript(*this, v, index);
     return PyError("TypeError", "indexing a tensor needs the tracer");

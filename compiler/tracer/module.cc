@@ -9,7 +9,7 @@
 namespace graphd::compiler::tracer {
 
 StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& source, const std::string& filename,
-                                                             const CancellationToken* token) {
+                                                             const CancellationToken* token, EagerRunner* eager) {
   auto m = std::unique_ptr<ModuleRuntime>(new ModuleRuntime());
   ASSIGN_OR_RETURN(ast::Module parsed, ParseModule(std::make_shared<SourceFile>(filename, source)));
   m->module_ = std::make_shared<ast::Module>(autograph::ConvertModule(parsed));
@@ -25,7 +25,14 @@ StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& 
     compat->Set("v2", tf);
     return compat;
   }()));
-  RETURN_IF_ERROR(m->interp_->ExecModule(*m->module_));
+  // Module-level code runs eagerly: TensorFlow ops execute at once.
+  GraphScope module_scope(nullptr, "module");
+  Tracer eager_tracer(&module_scope, m->interp_.get());
+  eager_tracer.set_eager(eager);
+  if (eager != nullptr) m->interp_->set_tensor_hooks(&eager_tracer);
+  Status status = m->interp_->ExecModule(*m->module_);
+  m->interp_->set_tensor_hooks(nullptr);
+  RETURN_IF_ERROR(status);
   m->load_stdout_ = m->interp_->out();
   m->interp_->out().clear();
   m->interp_->set_cancellation(nullptr);
@@ -49,11 +56,11 @@ StatusOr<Value> ModuleRuntime::Function(const std::string& name) const {
 }
 
 StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const TraceArgs& args,
-                                                const CancellationToken* token) {
+                                                const CancellationToken* token, bool allow_variable_creation) {
   ASSIGN_OR_RETURN(Value fn, Function(name));
   interp_->set_cancellation(token);
   interp_->ResetSteps();
-  auto cf = TraceFunction(*interp_, fn, args);
+  auto cf = TraceFunction(*interp_, fn, args, allow_variable_creation);
   interp_->set_cancellation(nullptr);
   return cf;
 }

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/tracer/eager.h"
 #include "compiler/tracer/trace.h"
 
 namespace graphd::compiler::tracer {
@@ -16,8 +17,10 @@ class ModuleRuntime {
  public:
   // Parses, converts and runs `source`. Errors are located Python exceptions
   // (SyntaxError, NameError, ...). `token` bounds the top-level code.
+  // `eager` runs module-level TensorFlow ops (and tf.Variable initial values); it is
+  // used only during Load.
   static StatusOr<std::unique_ptr<ModuleRuntime>> Load(const std::string& source, const std::string& filename,
-                                                       const CancellationToken* token);
+                                                       const CancellationToken* token, EagerRunner* eager);
 
   // Names of the functions the module defines at top level (def or @tf.function).
   std::vector<std::string> FunctionNames() const;
@@ -25,7 +28,8 @@ class ModuleRuntime {
   const std::string& load_stdout() const { return load_stdout_; }
 
   // Traces function `name` for `args`; NotFound when there is no such function.
-  StatusOr<ConcreteFunction> Trace(const std::string& name, const TraceArgs& args, const CancellationToken* token);
+  StatusOr<ConcreteFunction> Trace(const std::string& name, const TraceArgs& args, const CancellationToken* token,
+                                   bool allow_variable_creation = true);
   // AutoGraph's converted code of function `name`.
   StatusOr<std::string> ToCode(const std::string& name) const;
 

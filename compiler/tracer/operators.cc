@@ -126,7 +126,15 @@ StatusOr<int> Order(const Value& a, const Value& b) {
 
 }  // namespace
 
-StatusOr<Value> Interpreter::BinaryOp(BinOpKind op, const Value& a, const Value& b) {
+// Tensor-like objects (variables) take part in operators as their tensor.
+static StatusOr<Value> Tensorize(Interpreter& in, const Value& v) {
+  if (v.is(K::kObject) && v.as_object() && v.as_object()->IsTensorLike()) return v.as_object()->AsTensor(in);
+  return v;
+}
+
+StatusOr<Value> Interpreter::BinaryOp(BinOpKind op, const Value& a_in, const Value& b_in) {
+  ASSIGN_OR_RETURN(Value a, Tensorize(*this, a_in));
+  ASSIGN_OR_RETURN(Value b, Tensorize(*this, b_in));
   if (a.is(K::kTensor) || b.is(K::kTensor)) {
     if (hooks_ != nullptr) return hooks_->Binary(*this, static_cast<int>(op), a, b);
     return Unsupported(OpSymbol(op), a, b);
@@ -167,9 +175,11 @@ StatusOr<Value> Interpreter::BinaryOp(BinOpKind op, const Value& a, const Value&
   return Unsupported(OpSymbol(op), a, b);
 }
 
-StatusOr<Value> Interpreter::CompareOp(CmpOpKind op, const Value& a, const Value& b) {
-  if (op == CmpOpKind::kIs) return Value::Bool(a.Is(b));
-  if (op == CmpOpKind::kIsNot) return Value::Bool(!a.Is(b));
+StatusOr<Value> Interpreter::CompareOp(CmpOpKind op, const Value& a_in, const Value& b_in) {
+  if (op == CmpOpKind::kIs) return Value::Bool(a_in.Is(b_in));
+  if (op == CmpOpKind::kIsNot) return Value::Bool(!a_in.Is(b_in));
+  ASSIGN_OR_RETURN(Value a, Tensorize(*this, a_in));
+  ASSIGN_OR_RETURN(Value b, Tensorize(*this, b_in));
   if (op == CmpOpKind::kIn || op == CmpOpKind::kNotIn) {
     bool found = false;
     if (b.is(K::kStr) && a.is(K::kStr)) {
@@ -204,7 +214,8 @@ StatusOr<Value> Interpreter::CompareOp(CmpOpKind op, const Value& a, const Value
   }
 }
 
-StatusOr<Value> Interpreter::UnaryOp(ast::UnaryOpKind op, const Value& x) {
+StatusOr<Value> Interpreter::UnaryOp(ast::UnaryOpKind op, const Value& x_in) {
+  ASSIGN_OR_RETURN(Value x, Tensorize(*this, x_in));
   if (op == ast::UnaryOpKind::kNot && !x.is(K::kTensor)) {
     ASSIGN_OR_RETURN(bool t, Truthy(x));
     return Value::Bool(!t);

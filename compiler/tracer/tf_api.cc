@@ -7,6 +7,7 @@
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tf_objects.h"
 #include "compiler/tracer/tracer.h"
+#include "compiler/tracer/variables.h"
 
 namespace graphd::compiler::tracer {
 namespace {
@@ -112,9 +113,9 @@ StatusOr<Value> Constant(Interpreter& in, CallArgs& call) {
     ASSIGN_OR_RETURN(dtype, DTypeFromValue(*a.Get("dtype")));
   }
   if (v.is(K::kTensor)) {
+    if (dtype == DType::kInvalid || dtype == v.as_tensor()->dtype) return v;
     ASSIGN_OR_RETURN(OutputRef r, t->ToTensor(v));
-    if (dtype != DType::kInvalid && dtype != v.as_tensor()->dtype) return t->Op("Cast", {r}, {{"DstT", dtype}});
-    return t->Wrap(r);
+    return t->Op("Cast", {r}, {{"DstT", dtype}});
   }
   ASSIGN_OR_RETURN(Tensor value, PythonToTensor(v, dtype));
   if (a.Has("shape")) {
@@ -353,6 +354,7 @@ std::shared_ptr<Namespace> MakeTfModule() {
   tf->Set("TensorSpec", Fn("TensorSpec", TensorSpec));
   autograph->Set("to_code", Fn("to_code", ToCode));
   tf->Set("print", Fn("print", TfPrint));
+  tf->Set("Variable", Fn("Variable", MakeVariable));
   const std::pair<const char*, const char*> kBinary[] = {
       {"add", "Add"}, {"subtract", "Sub"}, {"multiply", "Mul"}, {"divide", "Div"}, {"maximum", "Maximum"},
       {"minimum", "Minimum"}, {"floordiv", "FloorDiv"}, {"pow", "Pow"}, {"equal", "Equal"},

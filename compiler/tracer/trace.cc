@@ -56,11 +56,13 @@ class HooksGuard {
 
 }  // namespace
 
-StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, const TraceArgs& trace_args) {
+StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, const TraceArgs& trace_args,
+                                         bool allow_variable_creation) {
   auto user = fn.object_as<FunctionObj>();
   if (user == nullptr) return PyError("TypeError", "only functions defined with def can be traced, got " + fn.TypeName());
   GraphScope root(nullptr, user->name);
   Tracer tracer(&root, &interp);
+  tracer.set_variable_creation_allowed(allow_variable_creation);
   HooksGuard hooks(interp, &tracer);
   std::string out_before = interp.out();
   interp.out().clear();

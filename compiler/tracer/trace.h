@@ -37,7 +37,10 @@ struct TraceArgs {
 
 // Traces `fn` (a FunctionObj) called with `args`. The interpreter's tensor hooks are
 // set for the duration of the trace.
-StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, const TraceArgs& args);
+// `allow_variable_creation`: false on later traces of a function (tf.Variable then
+// raises TensorFlow's ValueError).
+StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, const TraceArgs& args,
+                                         bool allow_variable_creation = true);
 
 }  // namespace graphd::compiler::tracer
 

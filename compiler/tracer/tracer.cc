@@ -82,13 +82,49 @@ Value Tracer::Wrap(OutputRef ref) {
 
 StatusOr<OutputRef> Tracer::ToTensor(const Value& v, DType hint) {
   if (v.is(K::kTensor)) return scope().Bring(*v.as_tensor());
+  if (v.is(K::kObject) && v.as_object() && v.as_object()->IsTensorLike()) {
+    if (interp_ == nullptr) return PyError("TypeError", "no interpreter to read the variable");
+    ASSIGN_OR_RETURN(Value t, v.as_object()->AsTensor(const_cast<Interpreter&>(*interp_)));
+    return scope().Bring(*t.as_tensor());
+  }
   ASSIGN_OR_RETURN(Tensor t, PythonToTensor(v, hint));
   ASSIGN_OR_RETURN(const Node* c, scope().Add("Const", "Const", {}, {{"value", t}}));
   return OutputRef{c, 0};
 }
 
+StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs) {
+  // A one-op body: the inputs (constants of the module scope) copied in as Consts.
+  GraphScope body(nullptr, op);
+  std::vector<OutputRef> in;
+  for (const OutputRef& r : inputs) {
+    auto value = r.node->attrs().find("value");
+    if (r.node->op_name() != "Const" || value == r.node->attrs().end()) {
+      return errors::Internal("eager inputs must be constants");
+    }
+    ASSIGN_OR_RETURN(const Node* c, body.Add("Const", "Const", {}, {{"value", std::get<Tensor>(value->second)}}));
+    in.push_back({c, 0});
+  }
+  auto node = body.Add(op, op, std::move(in), std::move(attrs), true, interp_ ? interp_->current_range() : SourceRange{});
+  if (!node.ok()) return AsPython(node.status());
+  std::vector<OutputRef> results;
+  for (int i = 0; i < (*node)->num_outputs(); ++i) results.push_back({*node, i});
+  ASSIGN_OR_RETURN(FunctionRef fn, body.Finish(std::move(results)));
+  ASSIGN_OR_RETURN(std::vector<Tensor> outs, eager_->Run(*fn));
+  std::vector<Value> values;
+  for (Tensor& t : outs) {
+    auto obj = std::make_shared<TensorObj>();
+    obj->dtype = t.dtype();
+    obj->shape = PartialShape(t.shape());
+    obj->value = std::move(t);
+    values.push_back(Value::Tensor(std::move(obj)));
+  }
+  if (values.size() == 1) return values[0];
+  return Value::Tuple(std::move(values));
+}
+
 StatusOr<Value> Tracer::Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs,
                            const std::string& base, bool stateful) {
+  if (eager_ != nullptr && !in_staged_body()) return RunEager(op, inputs, std::move(attrs));
   auto node = scope().Add(op, base.empty() ? LowerOpName(op) : base, std::move(inputs), std::move(attrs), stateful,
                           interp_ ? interp_->current_range() : SourceRange{});
   if (!node.ok()) return AsPython(node.status());
@@ -124,7 +160,7 @@ StatusOr<Value> Tracer::Unary(Interpreter&, ast::UnaryOpKind op, const Value& v)
   ASSIGN_OR_RETURN(OutputRef x, ToTensor(v));
   DType dt = x.node->output(x.index).dtype;
   switch (op) {
-    case ast::UnaryOpKind::kUAdd: return Wrap(x);
+    case ast::UnaryOpKind::kUAdd: return v;
     case ast::UnaryOpKind::kUSub: {
       ASSIGN_OR_RETURN(OutputRef zero, ToTensor(Value::Int(0), dt));
       return Op("Sub", {zero, x}, {}, "neg");

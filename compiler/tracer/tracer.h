@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/tracer/eager.h"
 #include "compiler/tracer/graph_scope.h"
 #include "compiler/tracer/interpreter.h"
 
@@ -23,6 +24,14 @@ class Tracer : public TensorHooks {
   }
   // True inside a staged branch or loop body (not at the function's top level).
   bool in_staged_body() const { return scopes_.size() > 1; }
+
+  // Eager mode (module-level code): every op runs at once through `runner` and
+  // yields concrete tensors.
+  void set_eager(EagerRunner* runner) { eager_ = runner; }
+  bool eager() const { return eager_ != nullptr; }
+  // Whether tf.Variable may be created (first trace of a function, or eager code).
+  void set_variable_creation_allowed(bool allowed) { variables_allowed_ = allowed; }
+  bool variable_creation_allowed() const { return variables_allowed_ || eager(); }
 
   GraphScope& scope() { return *scopes_.back(); }
   void Push(GraphScope* s) { scopes_.push_back(s); }
@@ -48,8 +57,12 @@ class Tracer : public TensorHooks {
   StatusOr<std::vector<Value>> Iterate(Interpreter& interp, const Value& tensor) override;
 
  private:
+  StatusOr<Value> RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs);
+
   std::vector<GraphScope*> scopes_;
   const Interpreter* interp_;
+  EagerRunner* eager_ = nullptr;
+  bool variables_allowed_ = true;
 };
 
 // The interpreter's tracer, or a TypeError saying tensors need a tf.function.

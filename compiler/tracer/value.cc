@@ -126,4 +126,8 @@ StatusOr<Value> Object::Call(Interpreter&, CallArgs&) {
 
 std::string Object::Repr() const { return "<" + TypeName() + " object>"; }
 
+StatusOr<Value> Object::AsTensor(Interpreter&) {
+  return PyError("TypeError", "'" + TypeName() + "' object is not a tensor");
+}
+
 }  // namespace graphd::compiler::tracer

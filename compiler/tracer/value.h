@@ -121,6 +121,9 @@ class Object : public std::enable_shared_from_this<Object> {
   virtual StatusOr<Value> Call(Interpreter& interp, CallArgs& args);
   // repr() text.
   virtual std::string Repr() const;
+  // Objects that stand for a tensor in operators and ops (variables) convert here.
+  virtual bool IsTensorLike() const { return false; }
+  virtual StatusOr<Value> AsTensor(Interpreter& interp);
 };
 
 }  // namespace graphd::compiler::tracer

@@ -23,6 +23,8 @@ void RegisterLogicOps(OpRegistry& registry);  // comparisons, LogicalAnd/Or/Not
 
 void RegisterLoggingOps(OpRegistry& registry);  // PrintV2, Assert
 
+void RegisterResourceOps(OpRegistry& registry);  // ReadVariableOp, Assign*VariableOp
+
 inline void RegisterAllOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterMathOps(registry);
@@ -39,6 +41,7 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterControlFlowOps(registry);
   RegisterLogicOps(registry);
   RegisterLoggingOps(registry);
+  RegisterResourceOps(registry);
 }
 
 }  // namespace graphd

@@ -41,6 +41,8 @@ void RegisterLogicKernels(KernelRegistry& r);       // comparisons, LogicalAnd/O
 
 void RegisterLoggingKernels(KernelRegistry& r);     // PrintV2, Assert
 
+void RegisterResourceKernels(KernelRegistry& r);    // ReadVariableOp, Assign*VariableOp
+
 inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterArrayKernels(r);
   RegisterBinaryKernels(r);
@@ -61,6 +63,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterStateKernels(r);
   RegisterLogicKernels(r);
   RegisterLoggingKernels(r);
+  RegisterResourceKernels(r);
 }
 
 // A kernel whose Compute is a function (for kernels with no per-node state).

@@ -12,7 +12,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
     std::string filename = req->filename().empty() ? "<module>" : req->filename();
     ASSIGN_OR_RETURN(SourceModules::Loaded loaded,
-                     session->source_modules().Load(req->source(), filename, call.token()));
+                     session->source_modules().Load(req->source(), filename, session->variables(), call.token()));
     resp->set_module_id(loaded.module_id);
     for (const std::string& f : loaded.functions) resp->add_function(f);
     resp->set_stdout(loaded.stdout_text);
