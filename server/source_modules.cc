@@ -4,7 +4,9 @@
 #include "absl/strings/str_join.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
+#include "compiler/tracer/errors.h"
 #include "compiler/tracer/tf_objects.h"
+#include "compiler/tracer/tracer.h"
 #include "compiler/passes/prune.h"
 #include "executor/runtime/executor.h"
 
@@ -60,6 +62,36 @@ Value Fill(const Value& v, const std::vector<Tensor>& results) {
   return v;
 }
 
+// Checks call arguments against an input_signature (Python numbers become tensors of
+// the spec's dtype); ValueError as TensorFlow words it when they do not fit.
+StatusOr<std::vector<Value>> MatchSignature(const std::vector<Value>& specs, std::vector<Value> args,
+                                            const std::vector<std::pair<std::string, Value>>& kwargs) {
+  auto incompatible = [&]() {
+    std::vector<std::string> in, want;
+    for (const Value& a : args) in.push_back(compiler::tracer::PyRepr(a));
+    for (const Value& s : specs) want.push_back(compiler::tracer::PyRepr(s));
+    return compiler::tracer::PyError("ValueError", "Python inputs incompatible with input_signature:\n  inputs: (" +
+                                                       absl::StrJoin(in, ", ") + ")\n  input_signature: (" +
+                                                       absl::StrJoin(want, ", ") + ")");
+  };
+  if (!kwargs.empty() || args.size() != specs.size()) return incompatible();
+  for (size_t i = 0; i < args.size(); ++i) {
+    auto spec = specs[i].object_as<compiler::tracer::TensorSpecObj>();
+    if (!args[i].is(K::kTensor)) {
+      auto t = compiler::tracer::PythonToTensor(args[i], spec->dtype);
+      if (!t.ok()) return incompatible();
+      auto obj = std::make_shared<TensorObj>();
+      obj->dtype = t->dtype();
+      obj->shape = PartialShape(t->shape());
+      obj->value = *t;
+      args[i] = Value::Tensor(obj);
+    }
+    const TensorObj& t = *args[i].as_tensor();
+    if (t.dtype != spec->dtype || !t.value || !spec->shape.IsCompatibleWith(t.value->shape())) return incompatible();
+  }
+  return args;
+}
+
 }  // namespace
 
 StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, const std::string& filename,
@@ -100,6 +132,23 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
                                          const CancellationToken& token) {
   Prepared p;
   std::vector<std::string> sig;
+  std::optional<std::vector<Value>> input_signature;
+  {
+    absl::MutexLock lock(&mu_);
+    ASSIGN_OR_RETURN(Module * module, Find(module_id));
+    ASSIGN_OR_RETURN(input_signature, module->runtime->InputSignature(function));
+  }
+  if (input_signature) {
+    // One trace for every call the signature accepts.
+    ASSIGN_OR_RETURN(args, MatchSignature(*input_signature, std::move(args), kwargs));
+    kwargs.clear();
+    for (size_t i = 0; i < args.size(); ++i) {
+      p.feeds.push_back(*args[i].as_tensor()->value);
+      p.trace.args.push_back((*input_signature)[i]);
+    }
+    sig.push_back("input_signature");
+    args.clear();
+  }
   for (const Value& a : args) p.trace.args.push_back(Prepare(a, p, sig));
   for (const auto& [k, v] : kwargs) {
     std::vector<std::string> one;

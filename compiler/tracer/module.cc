@@ -65,6 +65,11 @@ StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const T
   return cf;
 }
 
+StatusOr<std::optional<std::vector<Value>>> ModuleRuntime::InputSignature(const std::string& name) const {
+  ASSIGN_OR_RETURN(Value fn, Function(name));
+  return fn.object_as<FunctionObj>()->input_signature;
+}
+
 StatusOr<std::string> ModuleRuntime::ToCode(const std::string& name) const {
   ASSIGN_OR_RETURN(Value fn, Function(name));
   auto obj = fn.object_as<FunctionObj>();

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -97,6 +98,9 @@ class FunctionObj : public Object {
   std::vector<Value> defaults;
   std::vector<std::pair<std::string, Value>> kw_defaults;  // present ones only
   autograph::NameSet kwonly;
+  // Set by @tf.function(input_signature=[tf.TensorSpec(...), ...]): one trace for all
+  // compatible calls (TensorSpecObj values).
+  std::optional<std::vector<Value>> input_signature;
 
  private:
   const std::vector<std::string>& params_list();

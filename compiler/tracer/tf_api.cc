@@ -388,10 +388,21 @@ std::shared_ptr<Namespace> MakeTfModule() {
   }
   // @tf.function and @tf.function(...): this stage traces the whole call, so a
   // decorated function is the function itself (inlined when called from another).
-  tf->Set("function", Fn("function", [](Interpreter&, CallArgs& call) -> StatusOr<Value> {
+  tf->Set("function", Fn("function", [](Interpreter& in, CallArgs& call) -> StatusOr<Value> {
     if (call.args.size() == 1 && call.args[0].object_as<FunctionObj>()) return call.args[0];
-    return Fn("function", [](Interpreter&, CallArgs& inner) -> StatusOr<Value> {
-      if (inner.args.size() != 1) return PyError("TypeError", "tf.function(...) decorates one function");
+    std::optional<std::vector<Value>> signature;
+    for (const auto& [k, v] : call.kwargs) {
+      if (k != "input_signature" || v.is_none()) continue;
+      ASSIGN_OR_RETURN(std::vector<Value> specs, in.Iterate(v));
+      for (const Value& s : specs) {
+        if (!s.object_as<TensorSpecObj>()) return PyError("TypeError", "input_signature must be a list of tf.TensorSpec");
+      }
+      signature = std::move(specs);
+    }
+    return Fn("function", [signature](Interpreter&, CallArgs& inner) -> StatusOr<Value> {
+      auto fn = inner.args.size() == 1 ? inner.args[0].object_as<FunctionObj>() : nullptr;
+      if (fn == nullptr) return PyError("TypeError", "tf.function(...) decorates one function");
+      if (signature) fn->input_signature = signature;
       return inner.args[0];
     });
   }));

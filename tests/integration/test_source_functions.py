@@ -202,3 +202,30 @@ def test_assert_on_a_tensor_fails_the_call_with_its_message(target):
         assert "Do not pass zero!" in str(info.value)
         assert "assert x != 0" in str(info.value)  # located at the user's line
         np.testing.assert_allclose(mod.sq(np.float32(-2.0)), 4.0)
+
+
+SIGNATURE = '''
+import tensorflow as tf
+
+@tf.function(input_signature=(tf.TensorSpec(shape=[None], dtype=tf.int32),))
+def next_collatz(x):
+  print("Tracing with", x)
+  return tf.where(tf.equal(x % 2, 0), x // 2, 3 * x + 1)
+'''
+
+
+def test_input_signature_pins_one_trace(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(SIGNATURE)
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            np.testing.assert_array_equal(mod.next_collatz(np.int32([1, 2])), [4, 1])
+            np.testing.assert_array_equal(mod.next_collatz(np.int32([5, 6, 7])), [16, 3, 22])
+        assert out.getvalue() == 'Tracing with Tensor("x:0", shape=(None,), dtype=int32)\n'
+        assert mod.next_collatz.experimental_get_tracing_count() == 1
+        # "We specified a 1-D tensor in the input signature, so this should fail."
+        with pytest.raises(ValueError) as info:
+            mod.next_collatz(np.int32([[1, 2], [3, 4]]))
+        assert "incompatible with input_signature" in str(info.value)
+        with pytest.raises(ValueError):
+            mod.next_collatz(np.float32([1.0]))
