@@ -20,6 +20,7 @@ StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& 
   Value tf = Value::Obj(MakeTfModule());
   m->interp_->RegisterModule("tensorflow", tf);
   m->interp_->RegisterModule("tensorflow.compat.v2", tf);
+  m->interp_->RegisterModule("numpy", Value::Obj(MakeNumpyModule()));
   m->interp_->RegisterModule("tensorflow.compat", Value::Obj([&] {
     auto compat = std::make_shared<Namespace>("tensorflow.compat");
     compat->Set("v2", tf);

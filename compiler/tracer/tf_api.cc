@@ -321,6 +321,19 @@ std::shared_ptr<Namespace> MakeTracingBuiltins() {
   return b;
 }
 
+std::shared_ptr<Namespace> MakeNumpyModule() {
+  auto np = std::make_shared<Namespace>("numpy");
+  for (int d = 1; d < kNumDTypes; ++d) {
+    DType dtype = static_cast<DType>(d);
+    if (dtype == DType::kBFloat16 || dtype == DType::kString) continue;
+    np->Set(dtype == DType::kBool ? "bool_" : std::string(DTypeName(dtype)), DTypeObj::Make(dtype));
+  }
+  np->Set("pi", Value::Float(3.141592653589793));
+  np->Set("e", Value::Float(2.718281828459045));
+  np->Set("newaxis", Value::None());
+  return np;
+}
+
 std::shared_ptr<Namespace> MakeTfModule() {
   auto tf = std::make_shared<Namespace>("tensorflow");
   auto nn = std::make_shared<Namespace>("tensorflow.nn");

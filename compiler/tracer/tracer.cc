@@ -141,6 +141,10 @@ StatusOr<Value> Tracer::Binary(Interpreter&, int op, const Value& a, const Value
   const char* name = op >= 100 ? CompareOpName(static_cast<ast::CmpOpKind>(op - 100))
                                : BinaryOpName(static_cast<ast::BinOpKind>(op));
   if (name == nullptr) return PyError("TypeError", "this operator is not supported on tensors");
+  if (op == static_cast<int>(ast::BinOpKind::kAdd) && x.node->output(x.index).dtype == DType::kString) {
+    // `+` on string tensors concatenates them (TensorFlow's Add on strings).
+    return Op("StringJoin", {x, y}, {{"separator", std::string()}}, "add");
+  }
   if (op == static_cast<int>(ast::BinOpKind::kDiv)) {
     // Python's / is true division: integers divide as floating point (TF's truediv).
     DType dt = x.node->output(x.index).dtype;

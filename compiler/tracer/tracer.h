@@ -78,6 +78,10 @@ std::shared_ptr<Namespace> MakeTracingBuiltins();
 // The `tf` namespace (tensorflow, tensorflow.compat.v2) and its submodules.
 std::shared_ptr<Namespace> MakeTfModule();
 
+// The `numpy` namespace traced code may import: dtypes (np.float32, ...) usable as
+// TensorFlow dtypes, pi and e. Array math runs through tf.
+std::shared_ptr<Namespace> MakeNumpyModule();
+
 // AutoGraph's runtime with tensor-aware if/while/for, if_exp, and_/or_/not_,
 // assert and list_append (falling back to Python semantics for Python values).
 std::shared_ptr<Namespace> MakeStagingRuntime();

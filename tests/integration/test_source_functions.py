@@ -229,3 +229,32 @@ def test_input_signature_pins_one_trace(target):
         assert "incompatible with input_signature" in str(info.value)
         with pytest.raises(ValueError):
             mod.next_collatz(np.float32([1.0]))
+
+
+MYADD = '''
+import tensorflow as tf
+import numpy as np
+
+@tf.function(autograph=True)
+def myadd(a,b):
+    for i in tf.range(3):
+        tf.print(i)
+    c = a+b
+    print("tracing")
+    return c
+'''
+
+
+def test_seed_myadd_with_strings_and_numbers(target):
+    # Seed 004: the first call traces ("tracing") and prints 0 1 2 with tf.print; a call
+    # with the same input types only prints 0 1 2; new types trace again.
+    with graphd.connect(target) as client:
+        mod = client.load_module(MYADD)
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            r1 = mod.myadd(np.array(b"hello", dtype=object), np.array(b"world", dtype=object))
+            r2 = mod.myadd(np.array(b"good", dtype=object), np.array(b"morning", dtype=object))
+            r3 = mod.myadd(np.int32(1), np.int32(2))
+        assert r1 == b"helloworld" and r2 == b"goodmorning" and int(r3) == 3
+        assert out.getvalue() == "tracing\ntracing\n"
+        assert err.getvalue() == "0\n1\n2\n" * 3
