@@ -129,24 +129,47 @@ StatusOr<SourceModules::Module*> SourceModules::Find(int64_t module_id) {
 
 StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                                          std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
-                                         const CancellationToken& token) {
+                                         const CancellationToken& token, const std::vector<Value>& concrete,
+                                         bool trace_only) {
   Prepared p;
   std::vector<std::string> sig;
-  std::optional<std::vector<Value>> input_signature;
+  std::optional<std::vector<Value>> pinned;
+  std::vector<std::string> params;
   {
     absl::MutexLock lock(&mu_);
     ASSIGN_OR_RETURN(Module * module, Find(module_id));
-    ASSIGN_OR_RETURN(input_signature, module->runtime->InputSignature(function));
+    ASSIGN_OR_RETURN(pinned, module->runtime->InputSignature(function));
+    ASSIGN_OR_RETURN(params, module->runtime->ParamNames(function));
   }
-  if (input_signature) {
-    // One trace for every call the signature accepts.
-    ASSIGN_OR_RETURN(args, MatchSignature(*input_signature, std::move(args), kwargs));
-    kwargs.clear();
-    for (size_t i = 0; i < args.size(); ++i) {
-      p.feeds.push_back(*args[i].as_tensor()->value);
-      p.trace.args.push_back((*input_signature)[i]);
+  const bool is_concrete = !concrete.empty();
+  if (is_concrete) pinned = concrete;
+  if (pinned) {
+    // One trace for every call the signature accepts: input_signature (ValueError on
+    // a mismatch) or a concrete function (InvalidArgument).
+    for (auto& [k, v] : kwargs) {  // keywords by parameter position
+      auto it = std::find(params.begin(), params.end(), k);
+      size_t i = it - params.begin();
+      if (it == params.end() || i < args.size()) {
+        return errors::InvalidArgument("unexpected keyword argument '" + k + "' for " + function);
+      }
+      if (args.size() <= i) args.resize(i + 1);
+      args[i] = v;
     }
-    sig.push_back("input_signature");
+    kwargs.clear();
+    if (!trace_only) {
+      auto matched = MatchSignature(*pinned, std::move(args), {});
+      if (!matched.ok() && is_concrete) {
+        return errors::InvalidArgument(absl::StrCat("the concrete function ", function, " cannot take these arguments: ",
+                                                    matched.status().message()));
+      }
+      ASSIGN_OR_RETURN(args, std::move(matched));
+      for (const Value& a : args) p.feeds.push_back(*a.as_tensor()->value);
+    }
+    for (const Value& spec : *pinned) {
+      p.trace.args.push_back(spec);
+      sig.push_back(compiler::tracer::PyRepr(spec));
+    }
+    sig.insert(sig.begin(), is_concrete ? "concrete" : "input_signature");
     args.clear();
   }
   for (const Value& a : args) p.trace.args.push_back(Prepare(a, p, sig));
@@ -175,6 +198,7 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
     }
     result.tracing_count = state.tracing_count;
   }
+  if (trace_only) return result;
   auto start = std::chrono::steady_clock::now();
   OutputSink printed;
   executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};

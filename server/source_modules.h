@@ -43,9 +43,12 @@ class SourceModules {
                         const CancellationToken& token);
 
   // Arguments: Python values; tensors as eager tensor values.
+  // `concrete`: a concrete function's signature (TensorSpecObj values), or empty.
+  // `trace_only`: trace when needed but do not run.
   StatusOr<CallResult> Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                             std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
-                            const CancellationToken& token);
+                            const CancellationToken& token, const std::vector<Value>& concrete = {},
+                            bool trace_only = false);
   StatusOr<std::string> ToCode(int64_t module_id, const std::string& function);
   struct Description {
     int64_t tracing_count = 0;

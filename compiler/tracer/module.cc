@@ -66,6 +66,13 @@ StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const T
   return cf;
 }
 
+StatusOr<std::vector<std::string>> ModuleRuntime::ParamNames(const std::string& name) const {
+  ASSIGN_OR_RETURN(Value fn, Function(name));
+  std::vector<std::string> out;
+  for (const auto& a : fn.object_as<FunctionObj>()->params->args) out.push_back(a.name);
+  return out;
+}
+
 StatusOr<std::optional<std::vector<Value>>> ModuleRuntime::InputSignature(const std::string& name) const {
   ASSIGN_OR_RETURN(Value fn, Function(name));
   return fn.object_as<FunctionObj>()->input_signature;

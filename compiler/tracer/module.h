@@ -30,6 +30,8 @@ class ModuleRuntime {
   // Traces function `name` for `args`; NotFound when there is no such function.
   StatusOr<ConcreteFunction> Trace(const std::string& name, const TraceArgs& args, const CancellationToken* token,
                                    bool allow_variable_creation = true);
+  // The function's positional parameter names.
+  StatusOr<std::vector<std::string>> ParamNames(const std::string& name) const;
   // The function's input_signature (TensorSpecObj values), if it has one.
   StatusOr<std::optional<std::vector<Value>>> InputSignature(const std::string& name) const;
   // AutoGraph's converted code of function `name`.

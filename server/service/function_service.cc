@@ -38,9 +38,17 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
       ASSIGN_OR_RETURN(auto v, ValueFromProto(kw.value(), "argument '" + kw.name() + "'"));
       kwargs.emplace_back(kw.name(), std::move(v));
     }
+    std::vector<compiler::tracer::Value> concrete;
+    for (const v1::TensorSpec& spec : req->concrete_signature()) {
+      v1::PyValue as_value;
+      *as_value.mutable_tensor_spec() = spec;
+      ASSIGN_OR_RETURN(auto v, ValueFromProto(as_value, "concrete signature"));
+      concrete.push_back(std::move(v));
+    }
     ASSIGN_OR_RETURN(CallResult result,
                      session->source_modules().Call(req->module_id(), req->function(), std::move(args),
-                                                    std::move(kwargs), session->variables(), call.token()));
+                                                    std::move(kwargs), session->variables(), call.token(), concrete,
+                                                    req->trace_only()));
     ValueToProto(result.output, resp->mutable_output());
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);

@@ -258,3 +258,16 @@ def test_seed_myadd_with_strings_and_numbers(target):
         assert r1 == b"helloworld" and r2 == b"goodmorning" and int(r3) == 3
         assert out.getvalue() == "tracing\ntracing\n"
         assert err.getvalue() == "0\n1\n2\n" * 3
+
+
+def test_get_concrete_function_with_tensor_spec(mod):
+    # Seed 003: double.get_concrete_function(tf.TensorSpec(shape=None, dtype=tf.string)).
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        double_strings = mod.double.get_concrete_function(graphd.TensorSpec(shape=None, dtype=graphd.string))
+    assert out.getvalue() == 'Tracing with Tensor("a:0", shape=<unknown>, dtype=string)\n'
+    assert double_strings(np.array(b"a", dtype=object)) == b"aa"
+    assert double_strings(a=np.array(b"b", dtype=object)) == b"bb"
+    # "Using a concrete trace with incompatible types will throw an error"
+    with pytest.raises(graphd.errors.InvalidArgumentError):
+        double_strings(np.int32(1))

@@ -56,6 +56,60 @@ def from_pyvalue(p):
     return getattr(p, kind)
 
 
+class TensorSpec:
+    """Describes a tensor argument, as ``tf.TensorSpec``: ``shape`` (None for any
+    rank; None dimensions for any size) and ``dtype`` (a graphd dtype)."""
+
+    def __init__(self, shape=None, dtype=None, name=None):
+        from graphd.v1 import dtypes
+        self.shape = None if shape is None else tuple(shape)
+        self.dtype = dtypes.as_dtype(dtype if dtype is not None else dtypes.float32)
+        self.name = name
+
+    def to_proto(self):
+        from graphd.v1 import tensor_pb2
+        spec = tensor_pb2.TensorSpec(dtype=self.dtype.enum)
+        if self.shape is None:
+            spec.shape.unknown_rank = True
+        else:
+            spec.shape.dim.extend(-1 if d is None else int(d) for d in self.shape)
+        return spec
+
+    def __repr__(self):
+        return "TensorSpec(shape=%s, dtype=graphd.%s, name=%r)" % (self.shape, self.dtype.name, self.name)
+
+
+def _call(module, name, args, kwargs, timeout=None, specs=(), trace_only=False):
+    from graphd.v1 import session_pb2 as pb
+    request = pb.CallRequest(
+        session_handle=module._client.session_handle, module_id=module.module_id, function=name,
+        args=[to_pyvalue(a, pb) for a in args],
+        kwargs=[pb.NamedValue(name=k, value=to_pyvalue(v, pb)) for k, v in kwargs.items()],
+        concrete_signature=[s.to_proto() for s in specs], trace_only=trace_only)
+    if timeout is not None:
+        request.options.timeout_in_ms = max(1, int(timeout * 1000))
+    response = module._client.connection.session("Call", request, timeout)
+    if response.stdout:
+        sys.stdout.write(response.stdout)
+    if response.stderr:
+        sys.stderr.write(response.stderr)
+    return from_pyvalue(response.output)
+
+
+class ConcreteFunction:
+    """One trace of a function for fixed argument specs (get_concrete_function).
+    Calling it with arguments that do not fit raises InvalidArgumentError."""
+
+    def __init__(self, function, specs):
+        self._function = function
+        self.structured_input_signature = tuple(specs)
+        _call(function._module, function.__name__, (), {}, specs=specs, trace_only=True)
+
+    def __call__(self, *args, **kwargs):
+        return _call(self._function._module, self._function.__name__, args, kwargs,
+                     specs=self.structured_input_signature)
+
+
 class Function:
     """A function of a loaded module; calling it calls it on the server."""
 
@@ -64,21 +118,13 @@ class Function:
         self.__name__ = name
 
     def __call__(self, *args, **kwargs):
-        from graphd.v1 import session_pb2 as pb
         timeout = kwargs.pop("_timeout", None)
-        request = pb.CallRequest(
-            session_handle=self._module._client.session_handle,
-            module_id=self._module.module_id, function=self.__name__,
-            args=[to_pyvalue(a, pb) for a in args],
-            kwargs=[pb.NamedValue(name=k, value=to_pyvalue(v, pb)) for k, v in kwargs.items()])
-        if timeout is not None:
-            request.options.timeout_in_ms = max(1, int(timeout * 1000))
-        response = self._module._client.connection.session("Call", request, timeout)
-        if response.stdout:
-            sys.stdout.write(response.stdout)
-        if response.stderr:
-            sys.stderr.write(response.stderr)
-        return from_pyvalue(response.output)
+        return _call(self._module, self.__name__, args, kwargs, timeout=timeout)
+
+    def get_concrete_function(self, *specs):
+        """Traces the function for ``specs`` (graphd.TensorSpec) and returns that
+        concrete function."""
+        return ConcreteFunction(self, specs)
 
     def experimental_get_tracing_count(self):
         return self.describe().tracing_count
