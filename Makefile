@@ -34,6 +34,7 @@ test-python:
 
 bench: build
 	$(BUILD_DIR)/bin/run_overhead_bench --csv $(BUILD_DIR)/bench/run_overhead.csv
+	$(BUILD_DIR)/bin/source_bench --csv $(BUILD_DIR)/bench/source.csv
 	$(BUILD_DIR)/bin/kernels_bench --benchmark_min_time=0.2 \
 	  --benchmark_out=$(BUILD_DIR)/bench/kernels.csv --benchmark_out_format=csv
 

@@ -9,7 +9,7 @@ absl::Status FromGrpc(const grpc::Status& s) {
 }
 
 template <typename Resp, typename Fn>
-absl::StatusOr<Resp> Call(Fn fn) {
+absl::StatusOr<Resp> Invoke(Fn fn) {
   Resp resp;
   grpc::Status s = fn(&resp);
   if (!s.ok()) return FromGrpc(s);
@@ -54,7 +54,7 @@ absl::StatusOr<std::string> Client::Health(const std::string& service) {
 absl::StatusOr<std::vector<v1::DeviceAttributes>> Client::ListDevices() {
   grpc::ClientContext ctx;
   Prepare(ctx);
-  auto resp = Call<v1::ListDevicesResponse>(
+  auto resp = Invoke<v1::ListDevicesResponse>(
       [&](auto* r) { return sessions_->ListDevices(&ctx, v1::ListDevicesRequest(), r); });
   if (!resp.ok()) return resp.status();
   return std::vector<v1::DeviceAttributes>(resp->device().begin(), resp->device().end());
@@ -65,7 +65,7 @@ absl::StatusOr<v1::CreateSessionResponse> Client::CreateSession(const v1::GraphD
   Prepare(ctx);
   v1::CreateSessionRequest req;
   *req.mutable_graph_def() = graph;
-  return Call<v1::CreateSessionResponse>([&](auto* r) { return sessions_->CreateSession(&ctx, req, r); });
+  return Invoke<v1::CreateSessionResponse>([&](auto* r) { return sessions_->CreateSession(&ctx, req, r); });
 }
 
 absl::Status Client::CloseSession(const std::string& handle) {
@@ -73,26 +73,38 @@ absl::Status Client::CloseSession(const std::string& handle) {
   Prepare(ctx);
   v1::CloseSessionRequest req;
   req.set_session_handle(handle);
-  return Call<v1::CloseSessionResponse>([&](auto* r) { return sessions_->CloseSession(&ctx, req, r); })
+  return Invoke<v1::CloseSessionResponse>([&](auto* r) { return sessions_->CloseSession(&ctx, req, r); })
       .status();
 }
 
 absl::StatusOr<v1::RunResponse> Client::Run(const v1::RunRequest& request) {
   grpc::ClientContext ctx;
   Prepare(ctx);
-  return Call<v1::RunResponse>([&](auto* r) { return sessions_->Run(&ctx, request, r); });
+  return Invoke<v1::RunResponse>([&](auto* r) { return sessions_->Run(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::MakeCallableResponse> Client::MakeCallable(const v1::MakeCallableRequest& request) {
   grpc::ClientContext ctx;
   Prepare(ctx);
-  return Call<v1::MakeCallableResponse>([&](auto* r) { return sessions_->MakeCallable(&ctx, request, r); });
+  return Invoke<v1::MakeCallableResponse>([&](auto* r) { return sessions_->MakeCallable(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::RunCallableResponse> Client::RunCallable(const v1::RunCallableRequest& request) {
   grpc::ClientContext ctx;
   Prepare(ctx);
-  return Call<v1::RunCallableResponse>([&](auto* r) { return sessions_->RunCallable(&ctx, request, r); });
+  return Invoke<v1::RunCallableResponse>([&](auto* r) { return sessions_->RunCallable(&ctx, request, r); });
+}
+
+absl::StatusOr<v1::LoadModuleResponse> Client::LoadModule(const v1::LoadModuleRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Invoke<v1::LoadModuleResponse>([&](auto* r) { return sessions_->LoadModule(&ctx, request, r); });
+}
+
+absl::StatusOr<v1::CallResponse> Client::Call(const v1::CallRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Invoke<v1::CallResponse>([&](auto* r) { return sessions_->Call(&ctx, request, r); });
 }
 
 absl::StatusOr<std::string> Client::Echo(const std::string& payload) {
@@ -100,7 +112,7 @@ absl::StatusOr<std::string> Client::Echo(const std::string& payload) {
   Prepare(ctx);
   v1::EchoRequest req;
   req.set_payload(payload);
-  auto resp = Call<v1::EchoResponse>([&](auto* r) { return diagnostics_->Echo(&ctx, req, r); });
+  auto resp = Invoke<v1::EchoResponse>([&](auto* r) { return diagnostics_->Echo(&ctx, req, r); });
   if (!resp.ok()) return resp.status();
   return resp->payload();
 }
