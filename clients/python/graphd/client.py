@@ -94,6 +94,13 @@ class Client:
         from graphd import functions
         return functions.load_module(self, source, filename)
 
+    def function(self, py_fn=None, input_signature=None):
+        """Ships ``py_fn``'s source (and the plain values it references) to the
+        server as a tf.function; use as ``@client.function`` or
+        ``client.function(fn, input_signature=[graphd.TensorSpec(...)])``."""
+        from graphd import shipping
+        return shipping.function(self, py_fn, input_signature)
+
     def close(self, timeout=None):
         """Closes the session, then the channel. Idempotent. A session the
         server already dropped closes quietly; other CloseSession errors are
