@@ -34,6 +34,12 @@ StatusOr<const Node*> GraphScope::NewArg(const std::string& base, DType dtype, c
 
 StatusOr<OutputRef> GraphScope::Bring(const TensorObj& t) {
   if (t.symbolic() && t.scope == this) return t.ref;
+  if (!t.symbolic()) {
+    // An eager value becomes a constant. Not deduplicated: a freed tensor's address
+    // may be reused by another one.
+    ASSIGN_OR_RETURN(const Node* c, Add("Const", "Const", {}, {{"value", *t.value}}));
+    return OutputRef{c, 0};
+  }
   const void* key = t.symbolic() ? static_cast<const void*>(t.ref.node) : static_cast<const void*>(&t);
   if (t.symbolic()) key = static_cast<const char*>(key) + t.ref.index;  // distinct per output
   if (auto it = brought_.find(key); it != brought_.end()) return it->second;

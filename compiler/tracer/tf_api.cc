@@ -192,11 +192,35 @@ StatusOr<Value> FillLike(Interpreter& in, CallArgs& call, const char* fn, double
   Args a(fn, call, {"shape", "dtype", "name"});
   RETURN_IF_ERROR(a.Check());
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
-  ASSIGN_OR_RETURN(PartialShape shape, ShapeFromValue(*a.Get("shape")));
   DType dtype = DType::kFloat32;
   if (a.Has("dtype")) {
     ASSIGN_OR_RETURN(dtype, DTypeFromValue(*a.Get("dtype")));
   }
+  ASSIGN_OR_RETURN(Value shape_value, a.Get("shape"));
+  bool dynamic = shape_value.is(K::kTensor);
+  if ((shape_value.is(K::kList) || shape_value.is(K::kTuple))) {
+    for (const Value& d : shape_value.is(K::kList) ? shape_value.as_list()->items : shape_value.as_tuple()) {
+      dynamic |= d.is(K::kTensor);
+    }
+  }
+  if (dynamic) {
+    // Dimensions known only at run time: a DynamicFill of the packed dims.
+    OutputRef dims;
+    if (shape_value.is(K::kTensor)) {
+      ASSIGN_OR_RETURN(dims, t->ToTensor(shape_value));
+    } else {
+      std::vector<OutputRef> parts;
+      for (const Value& d : shape_value.is(K::kList) ? shape_value.as_list()->items : shape_value.as_tuple()) {
+        ASSIGN_OR_RETURN(OutputRef r, t->ToTensor(d, DType::kInt32));
+        parts.push_back(r);
+      }
+      ASSIGN_OR_RETURN(Value packed, t->Op("Pack", parts, {{"axis", int64_t{0}}}, "shape"));
+      ASSIGN_OR_RETURN(dims, t->ToTensor(packed));
+    }
+    ASSIGN_OR_RETURN(OutputRef v, t->ToTensor(value == 0 ? Value::Int(0) : Value::Int(1), dtype));
+    return t->Op("DynamicFill", {dims, v}, {}, fn);
+  }
+  ASSIGN_OR_RETURN(PartialShape shape, ShapeFromValue(shape_value));
   if (!shape.fully_defined()) return PyError("ValueError", std::string(fn) + "() needs a fully defined shape");
   ASSIGN_OR_RETURN(OutputRef v, t->ToTensor(value == 0 ? Value::Int(0) : Value::Int(1), dtype));
   IntList dims = shape.dims();

@@ -104,7 +104,8 @@ StatusOr<Value> GatherIndex(Tracer& tracer, OutputRef x, const Value& index) {
   ASSIGN_OR_RETURN(OutputRef limit, tracer.ToTensor(stop, dt));
   ASSIGN_OR_RETURN(OutputRef delta, tracer.ToTensor(s->step.is_none() ? Value::Int(1) : s->step, dt));
   ASSIGN_OR_RETURN(Value positions, tracer.Op("Range", {start, limit, delta}, {}, "range"));
-  return tracer.Op("GatherV2", {x, positions.as_tensor()->ref}, attrs, "strided_slice");
+  ASSIGN_OR_RETURN(OutputRef pos, tracer.ToTensor(positions));
+  return tracer.Op("GatherV2", {x, pos}, attrs, "strided_slice");
 }
 
 }  // namespace

@@ -152,8 +152,8 @@ StatusOr<Value> Tracer::Binary(Interpreter&, int op, const Value& a, const Value
       DType to = dt == DType::kInt8 || dt == DType::kInt16 || dt == DType::kUInt8 ? DType::kFloat32 : DType::kFloat64;
       ASSIGN_OR_RETURN(Value cx, Op("Cast", {x}, {{"DstT", to}}));
       ASSIGN_OR_RETURN(Value cy, Op("Cast", {y}, {{"DstT", to}}));
-      x = cx.as_tensor()->ref;
-      y = cy.as_tensor()->ref;
+      ASSIGN_OR_RETURN(x, ToTensor(cx));
+      ASSIGN_OR_RETURN(y, ToTensor(cy));
     }
     return Op("Div", {x, y}, {}, "truediv");
   }

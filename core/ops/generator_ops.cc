@@ -23,6 +23,23 @@ Status InferFill(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+// DynamicFill(dims, value): TensorFlow's Fill, the shape given as an int32/int64
+// vector at run time (tf.zeros([n - i, 10]) with a tensor n - i).
+Status InferDynamicFill(InferenceContext& c) {
+  const TensorType& dims = c.input(0);
+  if (dims.dtype != DType::kInt32 && dims.dtype != DType::kInt64) {
+    return c.Error(absl::StrCat("dims must be int32 or int64, got ", DTypeName(dims.dtype)));
+  }
+  if (dims.shape.known_rank() && dims.shape.rank() != 1) return c.Error("dims must be a vector");
+  RETURN_IF_ERROR(CheckScalar(c, 1, "value"));
+  if (!dims.shape.known_rank() || dims.shape.dim(0) == kUnknownDim) {
+    c.AddOutput(c.input(1).dtype, PartialShape::UnknownRank());
+  } else {
+    c.AddOutput(c.input(1).dtype, PartialShape(std::vector<int64_t>(dims.shape.dim(0), kUnknownDim)));
+  }
+  return absl::OkStatus();
+}
+
 Status InferLike(InferenceContext& c) {
   DType d = c.input(0).dtype;
   if (!IsNumeric(d) && d != DType::kBool) {
@@ -125,6 +142,7 @@ Status InferStatelessRandom(InferenceContext& c) {
 
 void RegisterGeneratorOps(OpRegistry& r) {
   r.Register({.name = "Fill", .num_inputs = 1, .infer = InferFill});
+  r.Register({.name = "DynamicFill", .num_inputs = 2, .infer = InferDynamicFill});
   r.Register({.name = "ZerosLike", .num_inputs = 1, .infer = InferLike});
   r.Register({.name = "OnesLike", .num_inputs = 1, .infer = InferLike});
   r.Register({.name = "Eye", .num_inputs = 0, .infer = InferEye});

@@ -11,13 +11,11 @@ namespace {
 
 constexpr int64_t kChunk = int64_t{1} << 16;
 
-Status FillFn(KernelContext& ctx) {
-  const Tensor& value = ctx.input(0);
+Status FillShape(KernelContext& ctx, const Tensor& value, const Shape& shape) {
   if (value.num_elements() != 1) {
     return ctx.Error(absl::StrCat("value must be a scalar, got shape ", value.shape().ToString()));
   }
-  ASSIGN_OR_RETURN(Tensor * out,
-                   ctx.AllocateOutput(0, Shape(AttrOr<IntList>(ctx.node(), "shape", {}))));
+  ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, shape));
   return DispatchElement(value.dtype(), [&]<typename T>() -> Status {
     const T v = value.data<T>()[0];
     T* o = out->data<T>();
@@ -28,6 +26,21 @@ Status FillFn(KernelContext& ctx) {
     }
     return absl::OkStatus();
   });
+}
+
+Status FillFn(KernelContext& ctx) {
+  return FillShape(ctx, ctx.input(0), Shape(AttrOr<IntList>(ctx.node(), "shape", {})));
+}
+
+Status DynamicFillFn(KernelContext& ctx) {
+  const Tensor& dims = ctx.input(0);
+  std::vector<int64_t> shape;
+  for (int64_t i = 0; i < dims.num_elements(); ++i) {
+    shape.push_back(dims.dtype() == DType::kInt32 ? dims.data<int32_t>()[i] : dims.data<int64_t>()[i]);
+  }
+  auto checked = Shape::Make(shape);
+  if (!checked.ok()) return ctx.Error(checked.status().message());
+  return FillShape(ctx, ctx.input(1), *checked);
 }
 
 template <int kValue>
@@ -109,6 +122,7 @@ Status LinSpaceFn(KernelContext& ctx) {
 
 void RegisterGeneratorKernels(KernelRegistry& r) {
   r.Register("Fill", kCpu, DType::kInvalid, FnKernel::Factory(FillFn));
+  r.Register("DynamicFill", kCpu, DType::kInvalid, FnKernel::Factory(DynamicFillFn));
   r.Register("ZerosLike", kCpu, kCastDTypes, FnKernel::Factory(ConstantLikeFn<0>));
   r.Register("OnesLike", kCpu, kCastDTypes, FnKernel::Factory(ConstantLikeFn<1>));
   r.Register("Eye", kCpu, kCastDTypes, FnKernel::Factory(EyeFn));

@@ -271,3 +271,51 @@ def test_get_concrete_function_with_tensor_spec(mod):
     # "Using a concrete trace with incompatible types will throw an error"
     with pytest.raises(graphd.errors.InvalidArgumentError):
         double_strings(np.int32(1))
+
+
+CONCAT = '''
+import tensorflow as tf
+
+@tf.function
+def buggy_concat():
+  x = tf.ones([0, 10])
+  for i in tf.range(5):
+    x = tf.concat([x, tf.ones([1, 10])], axis=0)
+  return x
+
+@tf.function
+def concat_with_padding():
+  x = tf.zeros([5, 10])
+  for i in tf.range(5):
+    x = tf.concat([x[:i], tf.ones([1, 10]), tf.zeros([4-i, 10])], axis=0)
+    x.set_shape([5, 10])
+  return x
+'''
+
+
+def test_loop_shapes_buggy_concat_and_concat_with_padding(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(CONCAT)
+        with pytest.raises(ValueError) as info:
+            mod.buggy_concat()
+        assert "shape (0, 10) before the loop, but shape (1, 10) after one iteration" in str(info.value)
+        np.testing.assert_array_equal(mod.concat_with_padding(), np.ones([5, 10], np.float32))
+
+
+EAGER = '''
+import tensorflow as tf
+
+third = tf.cast(tf.constant(1) / 3, tf.float32)  # int / int is float64, as in TF
+base = tf.zeros([2, tf.constant(3)]) + third
+v = tf.Variable(base)
+
+@tf.function
+def read():
+  return v + 0.0
+'''
+
+
+def test_module_level_code_runs_eagerly(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(EAGER)
+        np.testing.assert_allclose(mod.read(), np.full([2, 3], 1.0 / 3))
