@@ -2,6 +2,7 @@
 
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/repr.h"
+#include "compiler/tracer/tensor_array.h"
 #include "compiler/tracer/tf_objects.h"
 
 namespace graphd::compiler::tracer {
@@ -140,10 +141,41 @@ StatusOr<std::vector<Value>> StageCond(Interpreter&, Tracer& tracer, const Value
 }
 
 StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, const std::vector<std::string>& names,
-                                        const std::vector<Value>& init, const std::function<StatusOr<Value>()>& test,
+                                        const std::vector<Value>& init_in, const std::function<StatusOr<Value>()>& test,
                                         const std::function<Status()>& body,
-                                        const std::function<StatusOr<std::vector<Value>>()>& get_state,
-                                        const std::function<Status(const std::vector<Value>&)>& set_state) {
+                                        const std::function<StatusOr<std::vector<Value>>()>& get_state_in,
+                                        const std::function<Status(const std::vector<Value>&)>& set_state_in) {
+  // TensorArrays are carried as their buffers (any shape: they grow) and rewrapped.
+  std::vector<DType> array_dtype(names.size(), DType::kInvalid);
+  std::vector<Value> init = init_in;
+  for (size_t i = 0; i < init.size(); ++i) {
+    if (auto ta = init[i].object_as<TensorArrayObj>()) {
+      array_dtype[i] = ta->dtype();
+      ASSIGN_OR_RETURN(init[i], ta->BufferTensor(interp));
+    }
+  }
+  auto unwrap = [&](std::vector<Value> values) -> StatusOr<std::vector<Value>> {
+    for (size_t i = 0; i < values.size(); ++i) {
+      if (array_dtype[i] == DType::kInvalid) continue;
+      auto ta = values[i].object_as<TensorArrayObj>();
+      if (ta == nullptr) return PyError("TypeError", "'" + names[i] + "' must stay a TensorArray in the loop");
+      ASSIGN_OR_RETURN(values[i], ta->BufferTensor(interp));
+    }
+    return values;
+  };
+  auto get_state = [&]() -> StatusOr<std::vector<Value>> {
+    ASSIGN_OR_RETURN(std::vector<Value> values, get_state_in());
+    return unwrap(std::move(values));
+  };
+  auto set_state = [&](const std::vector<Value>& values) -> Status {
+    std::vector<Value> wrapped = values;
+    for (size_t i = 0; i < wrapped.size(); ++i) {
+      if (array_dtype[i] != DType::kInvalid) {
+        wrapped[i] = Value::Obj(std::make_shared<TensorArrayObj>(array_dtype[i], values[i]));
+      }
+    }
+    return set_state_in(wrapped);
+  };
   std::vector<OutputRef> init_refs;
   std::vector<TensorType> types;
   for (size_t i = 0; i < names.size(); ++i) {
@@ -157,6 +189,7 @@ StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, con
     ASSIGN_OR_RETURN(OutputRef r, tracer.ToTensor(init[i]));
     init_refs.push_back(r);
     types.push_back(r.node->output(r.index));
+    if (array_dtype[i] != DType::kInvalid) types.back().shape = PartialShape::UnknownRank();
   }
   ASSIGN_OR_RETURN(TracedBody cond, TraceBody(interp, tracer, "while_cond", types,
       [&](const std::vector<Value>& args) -> StatusOr<std::vector<Value>> {
@@ -221,6 +254,9 @@ StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, con
   std::vector<Value> outs = out.is(K::kTuple) ? out.as_tuple() : std::vector<Value>{out};
   outs.resize(names.size());
   RETURN_IF_ERROR(set_state(outs));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    if (array_dtype[i] != DType::kInvalid) outs[i] = Value::Obj(std::make_shared<TensorArrayObj>(array_dtype[i], outs[i]));
+  }
   return outs;
 }
 

@@ -7,6 +7,7 @@
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tf_objects.h"
 #include "compiler/tracer/tracer.h"
+#include "compiler/tracer/tensor_array.h"
 #include "compiler/tracer/variables.h"
 
 namespace graphd::compiler::tracer {
@@ -392,6 +393,7 @@ std::shared_ptr<Namespace> MakeTfModule() {
   autograph->Set("to_code", Fn("to_code", ToCode));
   tf->Set("print", Fn("print", TfPrint));
   tf->Set("Variable", Fn("Variable", MakeVariable));
+  tf->Set("TensorArray", Fn("TensorArray", MakeTensorArray));
   const std::pair<const char*, const char*> kBinary[] = {
       {"add", "Add"}, {"subtract", "Sub"}, {"multiply", "Mul"}, {"divide", "Div"}, {"maximum", "Maximum"},
       {"minimum", "Minimum"}, {"floordiv", "FloorDiv"}, {"pow", "Pow"}, {"equal", "Equal"},

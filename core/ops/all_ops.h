@@ -25,6 +25,8 @@ void RegisterLoggingOps(OpRegistry& registry);  // PrintV2, Assert
 
 void RegisterResourceOps(OpRegistry& registry);  // ReadVariableOp, Assign*VariableOp
 
+void RegisterTensorArrayOps(OpRegistry& registry);  // TensorArrayWrite
+
 inline void RegisterAllOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterMathOps(registry);
@@ -42,6 +44,7 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterLogicOps(registry);
   RegisterLoggingOps(registry);
   RegisterResourceOps(registry);
+  RegisterTensorArrayOps(registry);
 }
 
 }  // namespace graphd

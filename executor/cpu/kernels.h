@@ -43,6 +43,8 @@ void RegisterLoggingKernels(KernelRegistry& r);     // PrintV2, Assert
 
 void RegisterResourceKernels(KernelRegistry& r);    // ReadVariableOp, Assign*VariableOp
 
+void RegisterTensorArrayKernels(KernelRegistry& r);  // TensorArrayWrite
+
 inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterArrayKernels(r);
   RegisterBinaryKernels(r);
@@ -64,6 +66,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterLogicKernels(r);
   RegisterLoggingKernels(r);
   RegisterResourceKernels(r);
+  RegisterTensorArrayKernels(r);
 }
 
 // A kernel whose Compute is a function (for kernels with no per-node state).

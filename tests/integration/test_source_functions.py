@@ -319,3 +319,39 @@ def test_module_level_code_runs_eagerly(target):
     with graphd.connect(target) as client:
         mod = client.load_module(EAGER)
         np.testing.assert_allclose(mod.read(), np.full([2, 3], 1.0 / 3))
+
+
+RNN = '''
+import tensorflow as tf
+
+def rnn_step(inp, state):
+  return inp + state
+
+@tf.function
+def dynamic_rnn(rnn_step, input_data, initial_state):
+  # [batch, time, features] -> [time, batch, features]
+  input_data = tf.transpose(input_data, [1, 0, 2])
+  max_seq_len = input_data.shape[0]
+
+  states = tf.TensorArray(tf.float32, size=max_seq_len)
+  state = initial_state
+  for i in tf.range(max_seq_len):
+    state = rnn_step(input_data[i], state)
+    states = states.write(i, state)
+  return tf.transpose(states.stack(), [1, 0, 2])
+
+@tf.function
+def run(input_data, initial_state):
+  return dynamic_rnn(rnn_step, input_data, initial_state)
+'''
+
+
+def test_seed_dynamic_rnn_with_tensor_array(target):
+    batch_size, seq_len, feature_size = 2, 3, 4
+    rng = np.random.default_rng(0)
+    x = rng.uniform(size=[batch_size, seq_len, feature_size]).astype(np.float32)
+    with graphd.connect(target) as client:
+        mod = client.load_module(RNN)
+        out = mod.run(x, np.zeros([batch_size, feature_size], np.float32))
+    # state_t = x_t + state_{t-1}: the running sum over time.
+    np.testing.assert_allclose(out, np.cumsum(x, axis=1), rtol=1e-6)
