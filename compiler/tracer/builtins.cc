@@ -59,8 +59,17 @@ StatusOr<Value> Len(Interpreter& in, CallArgs& a) {
   return PyError("TypeError", "object of type '" + v.TypeName() + "' has no len()");
 }
 
-StatusOr<Value> Range(Interpreter&, CallArgs& a) {
+StatusOr<Value> Range(Interpreter& in, CallArgs& a) {
   RETURN_IF_ERROR(Count(a, 1, 3, "range"));
+  for (const Value& v : a.args) {
+    if (v.is(K::kTensor)) {
+      // AutoGraph: range() over tensors is tf.range (a loop over it is staged).
+      const Value* tf = in.FindModule("tensorflow");
+      if (tf == nullptr) break;
+      ASSIGN_OR_RETURN(Value tf_range, in.GetAttr(*tf, "range"));
+      return in.Call(tf_range, a);
+    }
+  }
   for (const Value& v : a.args) {
     if (!v.is_int_like()) return PyError("TypeError", "'" + v.TypeName() + "' object cannot be interpreted as an integer");
   }

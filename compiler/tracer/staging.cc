@@ -149,6 +149,16 @@ StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, con
   std::vector<DType> array_dtype(names.size(), DType::kInvalid);
   std::vector<Value> init = init_in;
   for (size_t i = 0; i < init.size(); ++i) {
+    if (init[i].is(K::kList) && init[i].as_list()->element_dtype != 0) {
+      // A Python list appended to in a staged loop: a TensorArray of its element type.
+      auto ta = std::make_shared<TensorArrayObj>(static_cast<DType>(init[i].as_list()->element_dtype), Value::None());
+      for (const Value& item : init[i].as_list()->items) {
+        ASSIGN_OR_RETURN(Value append, ta->GetAttr(interp, "append"));
+        ASSIGN_OR_RETURN(Value grown, interp.Call(append, CallArgs{.args = {item}}));
+        ta = grown.object_as<TensorArrayObj>();
+      }
+      init[i] = Value::Obj(ta);
+    }
     if (auto ta = init[i].object_as<TensorArrayObj>()) {
       array_dtype[i] = ta->dtype();
       ASSIGN_OR_RETURN(init[i], ta->BufferTensor(interp));

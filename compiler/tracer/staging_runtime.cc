@@ -2,6 +2,7 @@
 #include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/staging.h"
+#include "compiler/tracer/tensor_array.h"
 
 namespace graphd::compiler::tracer {
 namespace {
@@ -200,6 +201,17 @@ StatusOr<Value> AssertStmt(Interpreter& in, CallArgs& a) {
   return Value::None();
 }
 
+// list_append on a TensorArray (a Python list turned into one by a staged loop).
+StatusOr<Value> ListAppend(Interpreter& in, CallArgs& a) {
+  if (a.args.size() == 2) {
+    if (auto ta = a.args[0].object_as<TensorArrayObj>()) {
+      ASSIGN_OR_RETURN(Value append, ta->GetAttr(in, "append"));
+      return in.Call(append, CallArgs{.args = {a.args[1]}, .site = a.site});
+    }
+  }
+  return Fallback(in, "list_append", a);
+}
+
 Value Fn(const std::string& name, BuiltinFn fn) { return Value::Obj(std::make_shared<BuiltinObj>(name, std::move(fn))); }
 
 }  // namespace
@@ -211,6 +223,7 @@ std::shared_ptr<Namespace> MakeStagingRuntime() {
   ag->Set("for_stmt", Fn("for_stmt", ForStmt));
   ag->Set("if_exp", Fn("if_exp", IfExp));
   ag->Set("assert_stmt", Fn("assert_stmt", AssertStmt));
+  ag->Set("list_append", Fn("list_append", ListAppend));
   ag->Set("and_", Fn("and_", [](Interpreter& in, CallArgs& a) { return AndOr(in, a, true); }));
   ag->Set("or_", Fn("or_", [](Interpreter& in, CallArgs& a) { return AndOr(in, a, false); }));
   return ag;

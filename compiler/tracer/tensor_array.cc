@@ -30,6 +30,14 @@ StatusOr<Value> TensorArrayObj::GetAttr(Interpreter& interp, const std::string& 
       return Value::Obj(std::make_shared<TensorArrayObj>(self->dtype(), written));
     });
   }
+  if (name == "append") {  // write at size(): list.append in a staged loop
+    return method([self](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+      if (a.args.size() != 1) return PyError("TypeError", "append() takes one value");
+      ASSIGN_OR_RETURN(Value size, in.Call(*self->GetAttr(in, "size"), CallArgs{}));
+      ASSIGN_OR_RETURN(Value write, self->GetAttr(in, "write"));
+      return in.Call(write, CallArgs{.args = {size, a.args[0]}});
+    });
+  }
   if (name == "stack") {
     return method([self](Interpreter& in, CallArgs&) { return self->BufferTensor(in); });
   }

@@ -391,6 +391,40 @@ std::shared_ptr<Namespace> MakeTfModule() {
   tf->Set("where", Fn("where", Where));
   tf->Set("TensorSpec", Fn("TensorSpec", TensorSpec));
   autograph->Set("to_code", Fn("to_code", ToCode));
+  auto experimental = std::make_shared<Namespace>("tensorflow.autograph.experimental");
+  autograph->Set("experimental", Value::Obj(experimental));
+  Value set_element_type = Fn("set_element_type", [](Interpreter&, CallArgs& call) -> StatusOr<Value> {
+    if (call.args.size() < 2 || !call.args[0].is(K::kList)) {
+      return PyError("TypeError", "set_element_type(list, dtype) takes a Python list and a dtype");
+    }
+    ASSIGN_OR_RETURN(DType dtype, DTypeFromValue(call.args[1]));
+    call.args[0].as_list()->element_dtype = static_cast<int>(dtype);
+    return Value::None();
+  });
+  experimental->Set("set_element_type", set_element_type);
+  autograph->Set("set_element_type", set_element_type);
+  Value stack = Fn("stack", [](Interpreter& in, CallArgs& call) -> StatusOr<Value> {
+    if (call.args.empty()) return PyError("TypeError", "stack() takes a list of tensors or a TensorArray");
+    if (auto ta = call.args[0].object_as<TensorArrayObj>()) return ta->BufferTensor(in);
+    ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
+    ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(call.args[0]));
+    std::vector<OutputRef> inputs;
+    DType hint = DType::kInvalid;
+    for (const Value& v : items) {
+      if (v.is(K::kTensor)) hint = v.as_tensor()->dtype;
+    }
+    for (const Value& v : items) {
+      ASSIGN_OR_RETURN(OutputRef r, t->ToTensor(v, hint));
+      inputs.push_back(r);
+    }
+    int64_t axis = 0;
+    for (const auto& [k, v] : call.kwargs) {
+      if (k == "axis" && v.is_int_like()) axis = v.as_int();
+    }
+    return t->Op("Pack", inputs, {{"axis", axis}}, "stack");
+  });
+  tf->Set("stack", stack);
+  autograph->Set("stack", stack);
   tf->Set("print", Fn("print", TfPrint));
   tf->Set("Variable", Fn("Variable", MakeVariable));
   tf->Set("TensorArray", Fn("TensorArray", MakeTensorArray));

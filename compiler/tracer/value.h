@@ -90,6 +90,9 @@ class Value {
 
 struct ListObj {
   std::vector<Value> items;
+  // Set by tf.autograph.experimental.set_element_type: a staged loop that appends to
+  // this list turns it into a TensorArray of this dtype (an int DType value).
+  int element_dtype = 0;
 };
 
 // Insertion-ordered; keys are hashable values (None, bool, int, float, str, bytes,

@@ -355,3 +355,26 @@ def test_seed_dynamic_rnn_with_tensor_array(target):
         out = mod.run(x, np.zeros([batch_size, feature_size], np.float32))
     # state_t = x_t + state_{t-1}: the running sum over time.
     np.testing.assert_allclose(out, np.cumsum(x, axis=1), rtol=1e-6)
+
+
+LISTS = '''
+import tensorflow as tf
+from tensorflow import autograph
+
+def f(n):
+  z = []
+  # We ask you to tell us the element dtype of the list
+  autograph.set_element_type(z, tf.int32)
+  for i in range(n):
+    z.append(i)
+  # when you're done with the list, stack it
+  # (this is just like np.stack)
+  return autograph.stack(z)
+'''
+
+
+def test_seed_list_append_in_a_staged_loop_and_stack(target):
+    with graphd.connect(target) as client:
+        mod = client.load_module(LISTS)
+        np.testing.assert_array_equal(mod.f(np.int32(5)), np.arange(5, dtype=np.int32))  # staged
+        np.testing.assert_array_equal(mod.f(3), np.arange(3, dtype=np.int32))  # Python loop, unrolled
