@@ -11,63 +11,19 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/bench_util.h"
 #include "bench/server_process.h"
 #include "clients/cpp/graphd_client.h"
 
 namespace graphd::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
 struct Stats {
   std::string name;
   double p50_us, p99_us, mean_us;
 };
 
-Stats Measure(const std::string& name, int warmup, int calls, const std::function<void()>& fn) {
-  for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> us(calls);
-  for (int i = 0; i < calls; ++i) {
-    auto start = Clock::now();
-    fn();
-    us[i] = std::chrono::duration<double, std::micro>(Clock::now() - start).count();
-  }
-  std::sort(us.begin(), us.end());
-  double mean = 0;
-  for (double v : us) mean += v / calls;
-  return {name, us[calls / 2], us[std::min(calls - 1, calls * 99 / 100)], mean};
-}
-
-v1::TensorProto Scalar(float v) {
-  v1::TensorProto t;
-  t.set_dtype(v1::DT_FLOAT);
-  t.set_content(&v, sizeof(v));
-  return t;
-}
-
-v1::GraphDef AddGraph() {
-  v1::GraphDef g;
-  for (const char* name : {"x", "y"}) {
-    v1::NodeDef* n = g.add_node();
-    n->set_name(name);
-    n->set_op("Placeholder");
-    (*n->mutable_attr())["dtype"].set_type(v1::DT_FLOAT);
-    (*n->mutable_attr())["shape"].mutable_shape();  // scalar
-  }
-  v1::NodeDef* z = g.add_node();
-  z->set_name("z");
-  z->set_op("Add");
-  z->add_input("x");
-  z->add_input("y");
-  return g;
-}
-
-void Check(const absl::Status& s, const char* what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "run_overhead_bench: %s: %s\n", what, std::string(s.message()).c_str());
-    std::exit(1);
-  }
-}
+Stats Row(const std::string& name, const LatencyStats& l) { return {name, l.p50_us, l.p99_us, l.mean_us}; }
 
 }  // namespace
 }  // namespace graphd::bench
@@ -89,14 +45,14 @@ int main(int argc, char** argv) {
   Check(proc.status(), "starting graphd");
   client::Client c((*proc)->target());
 
-  auto session = c.CreateSession(AddGraph());
+  auto session = c.CreateSession(AddScalarsGraph());
   Check(session.status(), "CreateSession");
   v1::RunRequest run;
   run.set_session_handle(session->session_handle());
   for (const char* name : {"x", "y"}) {
     v1::NamedTensor* f = run.add_feed();
     f->set_name(std::string(name) + ":0");
-    *f->mutable_tensor() = Scalar(name[0] == 'x' ? 1.5f : 2.25f);
+    *f->mutable_tensor() = ScalarFloat(name[0] == 'x' ? 1.5f : 2.25f);
   }
   run.add_fetch("z:0");
   auto first = c.Run(run);
@@ -117,15 +73,15 @@ int main(int argc, char** argv) {
   v1::RunCallableRequest call;
   call.set_session_handle(session->session_handle());
   call.set_handle(callable->handle());
-  *call.add_feed() = Scalar(1.5f);
-  *call.add_feed() = Scalar(2.25f);
+  *call.add_feed() = ScalarFloat(1.5f);
+  *call.add_feed() = ScalarFloat(2.25f);
 
   int warmup = std::max(100, calls / 10);
   std::vector<Stats> rows;
-  rows.push_back(Measure("grpc_echo", warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); }));
-  rows.push_back(Measure("run_add_scalars", warmup, calls, [&] { Check(c.Run(run).status(), "Run"); }));
-  rows.push_back(Measure("run_callable_add_scalars", warmup, calls,
-                         [&] { Check(c.RunCallable(call).status(), "RunCallable"); }));
+  rows.push_back(Row("grpc_echo", Measure(warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); })));
+  rows.push_back(Row("run_add_scalars", Measure(warmup, calls, [&] { Check(c.Run(run).status(), "Run"); })));
+  rows.push_back(Row("run_callable_add_scalars", Measure(warmup, calls,
+                         [&] { Check(c.RunCallable(call).status(), "RunCallable"); })));
   Check(c.CloseSession(session->session_handle()), "CloseSession");
 
   const Stats& echo = rows[0];

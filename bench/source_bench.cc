@@ -13,48 +13,22 @@
 #include <vector>
 
 #include "CLI/CLI.hpp"
+#include "bench/bench_util.h"
 #include "bench/server_process.h"
 #include "clients/cpp/graphd_client.h"
 
 namespace graphd::bench {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-void Check(const absl::Status& s, const char* what) {
-  if (!s.ok()) {
-    std::fprintf(stderr, "source_bench: %s: %s\n", what, std::string(s.message()).c_str());
-    std::exit(1);
-  }
-}
-
-std::pair<double, double> Percentiles(std::vector<double> us) {
-  std::sort(us.begin(), us.end());
-  return {us[us.size() / 2], us[std::min(us.size() - 1, us.size() * 99 / 100)]};
-}
-
-std::vector<double> Time(int warmup, int calls, const std::function<void()>& fn) {
-  for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> us;
-  for (int i = 0; i < calls; ++i) {
-    auto start = Clock::now();
-    fn();
-    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
-  }
-  return us;
-}
-
 v1::PyValue Float(float v) {
   v1::PyValue p;
-  p.mutable_tensor()->set_dtype(v1::DT_FLOAT);
-  p.mutable_tensor()->set_content(&v, sizeof(v));
+  *p.mutable_tensor() = ScalarFloat(v);
   return p;
 }
 
 v1::PyValue Int(int32_t v) {
   v1::PyValue p;
-  p.mutable_tensor()->set_dtype(v1::DT_INT32);
-  p.mutable_tensor()->set_content(&v, sizeof(v));
+  *p.mutable_tensor() = ScalarInt32(v);
   return p;
 }
 
@@ -143,32 +117,19 @@ int main(int argc, char** argv) {
 
   // 1. Per-call latency.
   int warmup = std::max(100, calls / 10);
-  auto echo = Percentiles(Time(warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); }));
-  auto call_add = Percentiles(Time(warmup, calls, [&] { call(module, "add", {Float(1.5f), Float(2.25f)}); }));
-  v1::GraphDef g;
-  for (const char* name : {"x", "y"}) {
-    v1::NodeDef* n = g.add_node();
-    n->set_name(name);
-    n->set_op("Placeholder");
-    (*n->mutable_attr())["dtype"].set_type(v1::DT_FLOAT);
-    (*n->mutable_attr())["shape"].mutable_shape();
-  }
-  v1::NodeDef* z = g.add_node();
-  z->set_name("z");
-  z->set_op("Add");
-  z->add_input("x");
-  z->add_input("y");
-  auto graph_session = c.CreateSession(g);
+  LatencyStats echo = Measure(warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); });
+  LatencyStats call_add = Measure(warmup, calls, [&] { call(module, "add", {Float(1.5f), Float(2.25f)}); });
+  auto graph_session = c.CreateSession(AddScalarsGraph());
   Check(graph_session.status(), "CreateSession(graph)");
   v1::RunRequest run;
   run.set_session_handle(graph_session->session_handle());
   for (const char* name : {"x", "y"}) {
     v1::NamedTensor* f = run.add_feed();
     f->set_name(std::string(name) + ":0");
-    *f->mutable_tensor() = Float(1.5f).tensor();
+    *f->mutable_tensor() = ScalarFloat(1.5f);
   }
   run.add_fetch("z:0");
-  auto run_add = Percentiles(Time(warmup, calls, [&] { Check(c.Run(run).status(), "Run"); }));
+  LatencyStats run_add = Measure(warmup, calls, [&] { Check(c.Run(run).status(), "Run"); });
 
   // 2. Trace + compile per seed function (fresh module each round: a first call traces).
   struct Seed {
@@ -199,12 +160,12 @@ int main(int argc, char** argv) {
 
   std::printf("\nSource path (C++ client, loopback; %d calls per latency case)\n", calls);
   std::printf("%-34s %10s %10s %12s\n", "case", "p50 us", "p99 us", "p50 ratio");
-  std::printf("%-34s %10.1f %10.1f %12s\n", "grpc_echo", echo.first, echo.second, "1.00 (echo)");
-  std::printf("%-34s %10.1f %10.1f %12.2f\n", "run_add_scalars (graph)", run_add.first, run_add.second,
-              run_add.first / echo.first);
-  std::printf("%-34s %10.1f %10.1f %12.2f\n", "call_add_scalars (source, cached)", call_add.first,
-              call_add.second, call_add.first / echo.first);
-  std::printf("%-34s %10s %10s %12.2f\n", "call / run", "", "", call_add.first / run_add.first);
+  std::printf("%-34s %10.1f %10.1f %12s\n", "grpc_echo", echo.p50_us, echo.p99_us, "1.00 (echo)");
+  std::printf("%-34s %10.1f %10.1f %12.2f\n", "run_add_scalars (graph)", run_add.p50_us, run_add.p99_us,
+              run_add.p50_us / echo.p50_us);
+  std::printf("%-34s %10.1f %10.1f %12.2f\n", "call_add_scalars (source, cached)", call_add.p50_us,
+              call_add.p99_us, call_add.p50_us / echo.p50_us);
+  std::printf("%-34s %10s %10s %12.2f\n", "call / run", "", "", call_add.p50_us / run_add.p50_us);
   std::printf("\nTrace + compile, median of 15 fresh traces (ms)\n");
   for (const auto& [fn, ms] : compile_ms) std::printf("  %-20s %8.3f\n", fn.c_str(), ms);
   std::printf("\nStaged while loop, 10^6 scalar iterations: %.3f us per iteration (median of 3)\n",
@@ -214,8 +175,8 @@ int main(int argc, char** argv) {
   if (dir != csv) std::system(("mkdir -p '" + dir + "'").c_str());
   std::ofstream out(csv);
   out << "metric,value\n";
-  out << "echo_p50_us," << echo.first << "\nrun_add_p50_us," << run_add.first << "\ncall_add_p50_us,"
-      << call_add.first << "\ncall_over_run," << call_add.first / run_add.first << "\n";
+  out << "echo_p50_us," << echo.p50_us << "\nrun_add_p50_us," << run_add.p50_us << "\ncall_add_p50_us,"
+      << call_add.p50_us << "\ncall_over_run," << call_add.p50_us / run_add.p50_us << "\n";
   for (const auto& [fn, ms] : compile_ms) out << "trace_compile_ms_" << fn << "," << ms << "\n";
   out << "while_us_per_iteration," << per_iter[per_iter.size() / 2] << "\n";
   std::printf("CSV: %s\n", csv.c_str());

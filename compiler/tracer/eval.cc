@@ -162,7 +162,7 @@ Status Evaluator::ExecFunctionDef(const ast::FunctionDef& def, const std::shared
   fn->body = &def.body;
   fn->def = holder;
   fn->info = &interp_.InfoFor(&def, def.args, &def.body, nullptr);
-  fn->closure = class_ns_ ? scope_ : scope_;  // methods close over the enclosing function, not the class
+  fn->closure = scope_;  // methods close over the enclosing function, not the class
   fn->globals = globals_;
   ASSIGN_OR_RETURN(fn->defaults, EvalDefaults(def.args.defaults));
   for (size_t i = 0; i < def.args.kwonlyargs.size(); ++i) {

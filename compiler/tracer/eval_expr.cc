@@ -155,7 +155,7 @@ StatusOr<Value> Evaluator::EvalComprehension(const ast::Expr& e) {
   static const ast::Arguments kNoArgs;
   const ScopeInfo& info = interp_.InfoFor(&e, kNoArgs, nullptr, nullptr);
   auto scope = std::make_shared<Scope>();
-  scope->parent = class_ns_ ? scope_ : scope_;
+  scope->parent = scope_;
   scope->info = &info;
   Evaluator inner(interp_, scope, globals_);
   Value out = e.kind == ExprKind::kListComp ? Value::List({}) : Value::NewDict();

@@ -375,10 +375,7 @@ std::shared_ptr<Namespace> MakeTfModule() {
   }
   tf->Set("newaxis", Value::None());
   tf->Set("constant", Fn("constant", Constant));
-  tf->Set("convert_to_tensor", Fn("convert_to_tensor", [](Interpreter& in, CallArgs& call) -> StatusOr<Value> {
-    CallArgs c = call;
-    return Constant(in, c);
-  }));
+  tf->Set("convert_to_tensor", Fn("convert_to_tensor", Constant));
   tf->Set("cast", Fn("cast", Cast));
   tf->Set("reshape", Fn("reshape", Reshape));
   tf->Set("matmul", Fn("matmul", MatMul));
