@@ -1,5 +1,9 @@
 #include "core/graph/graph.h"
 
+#include <functional>
+#include <queue>
+#include <utility>
+
 namespace graphd {
 namespace {
 Status NodeError(absl::StatusCode code, absl::string_view node, absl::string_view message) {
@@ -100,6 +104,91 @@ void Graph::Truncate(int num_nodes) {
     by_name_.erase(nodes_.back()->name_);
     nodes_.pop_back();
   }
+}
+
+StatusOr<int> Graph::ReplaceAllUses(OutputRef from, OutputRef to) {
+  for (const OutputRef& r : {from, to}) {
+    if (r.node == nullptr || FindNode(r.node->name()) != r.node || r.index < 0 ||
+        r.index >= r.node->num_outputs()) {
+      return errors::InvalidArgument("ReplaceAllUses: an output that is not in this graph");
+    }
+  }
+  const TensorType& a = from.node->output(from.index);
+  const TensorType& b = to.node->output(to.index);
+  if (a.dtype != b.dtype || !(a.shape == b.shape)) {
+    return errors::InvalidArgument(absl::StrCat(
+        "ReplaceAllUses: '", from.node->name(), ":", from.index, "' is ", DTypeName(a.dtype),
+        a.shape.ToString(), " but '", to.node->name(), ":", to.index, "' is ", DTypeName(b.dtype),
+        b.shape.ToString()));
+  }
+  int changed = 0;
+  if (from == to) return changed;
+  for (auto& node : nodes_) {
+    for (OutputRef& in : node->inputs_) {
+      if (in == from) {
+        in = to;
+        ++changed;
+      }
+    }
+  }
+  return changed;
+}
+
+Status Graph::Compact(const std::vector<bool>& remove, const std::vector<int>* rank) {
+  const int n = num_nodes();
+  if (static_cast<int>(remove.size()) != n || (rank != nullptr && static_cast<int>(rank->size()) != n)) {
+    return errors::InvalidArgument("Compact: the removal mask or ranks do not cover the graph");
+  }
+  // Edges producer -> consumer among kept nodes, and each kept node's in-degree.
+  std::vector<std::vector<int>> consumers(n);
+  std::vector<int> pending(n, 0);
+  for (int id = 0; id < n; ++id) {
+    if (remove[id]) continue;
+    const Node& node = *nodes_[id];
+    auto edge = [&](const Node* producer) -> Status {
+      if (remove[producer->id()]) {
+        return errors::FailedPrecondition(absl::StrCat("Compact: node '", node.name(), "' reads '",
+                                                       producer->name(), "', which is being removed"));
+      }
+      consumers[producer->id()].push_back(id);
+      ++pending[id];
+      return absl::OkStatus();
+    };
+    for (const OutputRef& in : node.inputs_) RETURN_IF_ERROR(edge(in.node));
+    for (const Node* c : node.control_inputs_) RETURN_IF_ERROR(edge(c));
+  }
+  // Kahn's algorithm taking the lowest (rank, old id) first: an already sorted graph
+  // keeps its order.
+  using Key = std::pair<int, int>;
+  auto key = [&](int id) { return Key(rank != nullptr ? (*rank)[id] : id, id); };
+  std::priority_queue<Key, std::vector<Key>, std::greater<Key>> ready;
+  for (int id = 0; id < n; ++id) {
+    if (!remove[id] && pending[id] == 0) ready.push(key(id));
+  }
+  std::vector<int> order;
+  order.reserve(n);
+  while (!ready.empty()) {
+    int id = ready.top().second;
+    ready.pop();
+    order.push_back(id);
+    for (int c : consumers[id]) {
+      if (--pending[c] == 0) ready.push(key(c));
+    }
+  }
+  int kept = 0;
+  for (int id = 0; id < n; ++id) kept += !remove[id];
+  if (static_cast<int>(order.size()) != kept) {
+    return errors::FailedPrecondition("Compact: the graph has a cycle");
+  }
+  std::vector<std::unique_ptr<Node>> sorted;
+  sorted.reserve(order.size());
+  for (int id : order) sorted.push_back(std::move(nodes_[id]));
+  for (int id = 0; id < n; ++id) {
+    if (remove[id]) by_name_.erase(nodes_[id]->name_);
+  }
+  nodes_ = std::move(sorted);
+  for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) nodes_[id]->id_ = id;
+  return absl::OkStatus();
 }
 
 }  // namespace graphd

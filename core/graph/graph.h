@@ -3,9 +3,15 @@
 // graph, and each addition runs the op's inference function, so a Graph is always
 // well-typed and acyclic.
 //
+// Passes (compiler/passes/) also rewrite a finished graph with two operations:
+// ReplaceAllUses rewires consumers, and Compact deletes nodes and restores the
+// topological order. Between a ReplaceAllUses and the next Compact, insertion order
+// may not be topological (a consumer may read a node added after it).
+//
 // Ownership: the Graph owns its nodes; Node pointers stay valid until the node is
-// removed by Truncate. Thread safety: concurrent const access is safe; AddNode and
-// Truncate need exclusive access.
+// removed by Truncate or Compact (a node that Compact keeps keeps its address).
+// Thread safety: concurrent const access is safe; AddNode, Truncate, ReplaceAllUses
+// and Compact need exclusive access.
 #ifndef GRAPHD_CORE_GRAPH_GRAPH_H_
 #define GRAPHD_CORE_GRAPH_GRAPH_H_
 
@@ -84,11 +90,30 @@ class Graph {
   // nullptr when absent.
   const Node* FindNode(absl::string_view name) const;
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
-  // Nodes in insertion order, which is a topological order.
+  // Nodes in insertion order, which is a topological order (but see ReplaceAllUses).
+  // Always node(id)->id() == id.
   const Node* node(int id) const { return nodes_[id].get(); }
 
   // Removes every node with id >= `num_nodes` (rolls back a failed extension).
   void Truncate(int num_nodes);
+
+  // Makes every data input that reads `from` read `to` instead and returns how many
+  // inputs changed. Control inputs are not touched. Both must be outputs of nodes of
+  // this graph with the same dtype and shape (InvalidArgument otherwise, nothing
+  // changed), so no consumer's inferred type changes. May leave insertion order
+  // non-topological (when `to` was added after a consumer): call Compact after.
+  StatusOr<int> ReplaceAllUses(OutputRef from, OutputRef to);
+
+  // Deletes the nodes with `remove[id]` true (`remove` has num_nodes() entries) and
+  // re-sorts the others topologically and stably: whenever several nodes have all
+  // their inputs placed, the one with the lowest (rank, id) comes next, so a node
+  // moves only behind inputs it reads that rank after it. `rank` (num_nodes()
+  // entries) defaults to the id; a node added to replace another can take that
+  // node's id as its rank to take its place. Ids are renumbered to the new
+  // positions; kept nodes keep their addresses. FailedPrecondition, with the graph
+  // unchanged, when a kept node reads (data or control) a removed one, or the edges
+  // form a cycle.
+  Status Compact(const std::vector<bool>& remove, const std::vector<int>* rank = nullptr);
 
   const OpRegistry& ops() const { return ops_; }
 
