@@ -5,7 +5,10 @@
 namespace graphd::compiler::tracer {
 
 GraphScope::GraphScope(GraphScope* parent, std::string name)
-    : parent_(parent), name_(std::move(name)), graph_(std::make_unique<Graph>()) {}
+    : parent_(parent),
+      name_(std::move(name)),
+      graph_(std::make_unique<Graph>()),
+      passes_(parent != nullptr ? parent->passes_ : nullptr) {}
 
 std::string GraphScope::UniqueName(const std::string& base) {
   std::string clean = base.empty() ? "op" : base;
@@ -73,11 +76,15 @@ std::vector<const Node*> GraphScope::ArgsInOrder() const {
 }
 
 StatusOr<FunctionRef> GraphScope::Finish(std::vector<OutputRef> results) {
-  return MakeFunction(name_, std::move(graph_), ArgsInOrder(), std::move(results));
+  return Finish(ArgsInOrder(), std::move(results));
 }
 
 StatusOr<FunctionRef> GraphScope::Finish(std::vector<const Node*> args, std::vector<OutputRef> results) {
-  return MakeFunction(name_, std::move(graph_), std::move(args), std::move(results));
+  if (passes_ == nullptr) return MakeFunction(name_, std::move(graph_), std::move(args), std::move(results));
+  passes::FunctionBody body{.name = name_, .graph = std::move(graph_), .args = std::move(args),
+                            .results = std::move(results)};
+  RETURN_IF_ERROR(passes_->Run(body).status());
+  return std::move(body).ToFunction();
 }
 
 }  // namespace graphd::compiler::tracer

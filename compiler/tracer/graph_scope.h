@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "compiler/passes/pipeline.h"
 #include "compiler/tracer/tensor_value.h"
 #include "core/graph/function.h"
 
@@ -19,7 +20,12 @@ namespace graphd::compiler::tracer {
 class GraphScope {
  public:
   // `parent` may be null (a function's outermost scope); it must outlive this scope.
+  // A child scope inherits its parent's passes.
   GraphScope(GraphScope* parent, std::string name);
+
+  // Passes run on the body in Finish (null: none). Must outlive the scope and the
+  // scopes made inside it.
+  void set_passes(const passes::Pipeline* passes) { passes_ = passes; }
 
   GraphScope* parent() const { return parent_; }
   const std::string& name() const { return name_; }
@@ -44,7 +50,9 @@ class GraphScope {
   // Function arguments in order: NewArg ones first, then captures.
   std::vector<const Node*> ArgsInOrder() const;
 
-  // The finished body as a Function (arguments: ArgsInOrder, or `args`).
+  // The finished body as a Function (arguments: ArgsInOrder, or `args`), after the
+  // passes ran on it: nodes of this scope's graph that they removed are gone, so
+  // no OutputRef into the body may be used after Finish except through the Function.
   StatusOr<FunctionRef> Finish(std::vector<OutputRef> results);
   StatusOr<FunctionRef> Finish(std::vector<const Node*> args, std::vector<OutputRef> results);
 
@@ -55,6 +63,7 @@ class GraphScope {
   std::string name_;
   std::unique_ptr<Graph> graph_;
   absl::flat_hash_map<std::string, int> name_counts_;
+  const passes::Pipeline* passes_ = nullptr;
   const Node* last_stateful_ = nullptr;
   std::vector<const Node*> args_;
   std::vector<Capture> captures_;

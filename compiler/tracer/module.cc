@@ -61,7 +61,7 @@ StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const T
   ASSIGN_OR_RETURN(Value fn, Function(name));
   interp_->set_cancellation(token);
   interp_->ResetSteps();
-  auto cf = TraceFunction(*interp_, fn, args, allow_variable_creation);
+  auto cf = TraceFunction(*interp_, fn, args, allow_variable_creation, passes_);
   interp_->set_cancellation(nullptr);
   return cf;
 }

@@ -27,6 +27,10 @@ class ModuleRuntime {
   // What the top-level code printed.
   const std::string& load_stdout() const { return load_stdout_; }
 
+  // Passes run on every traced body (null, the default: none). Must outlive the
+  // module's traces.
+  void set_passes(const passes::Pipeline* passes) { passes_ = passes; }
+
   // Traces function `name` for `args`; NotFound when there is no such function.
   StatusOr<ConcreteFunction> Trace(const std::string& name, const TraceArgs& args, const CancellationToken* token,
                                    bool allow_variable_creation = true);
@@ -44,6 +48,7 @@ class ModuleRuntime {
   std::shared_ptr<Namespace> globals_;
   std::unique_ptr<Interpreter> interp_;
   std::string load_stdout_;
+  const passes::Pipeline* passes_ = nullptr;
 };
 
 }  // namespace graphd::compiler::tracer

@@ -57,10 +57,11 @@ class HooksGuard {
 }  // namespace
 
 StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, const TraceArgs& trace_args,
-                                         bool allow_variable_creation) {
+                                         bool allow_variable_creation, const passes::Pipeline* passes) {
   auto user = fn.object_as<FunctionObj>();
   if (user == nullptr) return PyError("TypeError", "only functions defined with def can be traced, got " + fn.TypeName());
   GraphScope root(nullptr, user->name);
+  root.set_passes(passes);
   Tracer tracer(&root, &interp);
   tracer.set_variable_creation_allowed(allow_variable_creation);
   HooksGuard hooks(interp, &tracer);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/passes/pipeline.h"
 #include "compiler/tracer/interpreter.h"
 #include "core/graph/function.h"
 
@@ -39,8 +40,11 @@ struct TraceArgs {
 // set for the duration of the trace.
 // `allow_variable_creation`: false on later traces of a function (tf.Variable then
 // raises TensorFlow's ValueError).
+// `passes` (may be null) run on the function's body and on every branch and loop
+// body traced inside it, as each is finished; it must outlive the call.
 StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, const TraceArgs& args,
-                                         bool allow_variable_creation = true);
+                                         bool allow_variable_creation = true,
+                                         const passes::Pipeline* passes = nullptr);
 
 }  // namespace graphd::compiler::tracer
 
