@@ -7,6 +7,8 @@
 #include <sstream>
 
 #include "CLI/CLI.hpp"
+#include "absl/strings/str_join.h"
+#include "compiler/passes/pipeline.h"
 #include "core/logging.h"
 #include "graphd/v1/config.pb.h"
 #include "server/version.h"
@@ -51,6 +53,9 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_cpu_threads() && unset("--cpu-threads")) o.cpu_threads = c.cpu_threads();
   if (c.has_drain_seconds() && unset("--drain-seconds")) o.drain_seconds = c.drain_seconds();
   if (c.has_max_tensor_bytes() && unset("--max-tensor-bytes")) o.max_tensor_bytes = c.max_tensor_bytes();
+  if (c.disable_passes_size() > 0 && unset("--disable-passes")) {
+    o.disabled_passes.assign(c.disable_passes().begin(), c.disable_passes().end());
+  }
 }
 
 }  // namespace
@@ -77,6 +82,13 @@ Status Validate(const ServerOptions& o) {
   if (o.cpu_threads < 0) return errors::InvalidArgument("--cpu-threads must be >= 0 (0: all cores)");
   if (o.drain_seconds < 0) return errors::InvalidArgument("--drain-seconds must be >= 0");
   if (o.max_tensor_bytes < 1024) return errors::InvalidArgument("--max-tensor-bytes must be >= 1024");
+  const std::vector<std::string> passes = compiler::passes::DefaultPassNames();
+  for (const std::string& name : o.disabled_passes) {
+    if (std::find(passes.begin(), passes.end(), name) == passes.end()) {
+      return errors::InvalidArgument(absl::StrCat("--disable-passes: unknown pass '", name, "' (passes: ",
+                                                  absl::StrJoin(passes, ", "), ")"));
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -103,6 +115,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--max-tensor-bytes", o.max_tensor_bytes,
                  "Largest single tensor a run may create; more fails with RESOURCE_EXHAUSTED")
       ->envname("GRAPHD_MAX_TENSOR_BYTES")->capture_default_str();
+  app.add_option("--disable-passes", o.disabled_passes,
+                 "Graph passes not to run on traced functions, comma-separated (constant_folding,cse,dce)")
+      ->envname("GRAPHD_DISABLE_PASSES")->delimiter(',');
   app.add_option("--drain-seconds", o.drain_seconds,
                  "Seconds to finish in-flight work after SIGTERM/SIGINT")
       ->envname("GRAPHD_DRAIN_SECONDS")->capture_default_str();

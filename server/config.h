@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 
@@ -19,6 +20,8 @@ struct ServerOptions {
   int cpu_threads = 0;  // 0: number of cores
   int64_t drain_seconds = 10;
   int64_t max_tensor_bytes = int64_t{2} << 30;
+  // Graph passes not to run on traced source functions (constant_folding, cse, dce).
+  std::vector<std::string> disabled_passes;
 };
 
 // Checks every field; the error names the flag.

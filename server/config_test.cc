@@ -54,6 +54,7 @@ TEST(ValidateTest, RejectsEachBadField) {
   ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
                  "--session-idle-timeout");
   ExpectRejected([](ServerOptions& o) { o.max_tensor_bytes = 100; }, "--max-tensor-bytes");
+  ExpectRejected([](ServerOptions& o) { o.disabled_passes = {"cse", "fusion"}; }, "--disable-passes");
 }
 
 class ParseCommandLineTest : public ::testing::Test {
@@ -62,11 +63,14 @@ class ParseCommandLineTest : public ::testing::Test {
     for (const char* env :
          {"GRAPHD_LISTEN", "GRAPHD_CONFIG", "GRAPHD_LOG_LEVEL", "GRAPHD_MAX_SESSIONS",
           "GRAPHD_SESSION_IDLE_TIMEOUT", "GRAPHD_MAX_MESSAGE_BYTES", "GRAPHD_CPU_THREADS",
-          "GRAPHD_DRAIN_SECONDS", "GRAPHD_MAX_TENSOR_BYTES"}) {
+          "GRAPHD_DRAIN_SECONDS", "GRAPHD_MAX_TENSOR_BYTES", "GRAPHD_DISABLE_PASSES"}) {
       unsetenv(env);
     }
   }
-  void TearDown() override { unsetenv("GRAPHD_MAX_SESSIONS"); }
+  void TearDown() override {
+    unsetenv("GRAPHD_MAX_SESSIONS");
+    unsetenv("GRAPHD_DISABLE_PASSES");
+  }
 
   StatusOr<ServerOptions> Parse(std::vector<std::string> args) {
     args.insert(args.begin(), "graphd");
@@ -162,6 +166,27 @@ TEST_F(ParseCommandLineTest, ConfigFileZeroValuesAreKept) {
   EXPECT_EQ(o->cpu_threads, 0);
   EXPECT_EQ(o->drain_seconds, 0);
   EXPECT_EQ(o->max_tensor_bytes, 4096);
+}
+
+TEST_F(ParseCommandLineTest, DisablePasses) {
+  auto none = Parse({});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_TRUE(none->disabled_passes.empty());
+  auto flag = Parse({"--disable-passes=cse,dce"});
+  ASSERT_TRUE(flag.ok()) << flag.status();
+  EXPECT_THAT(flag->disabled_passes, ::testing::ElementsAre("cse", "dce"));
+  std::string path = WriteFile("passes.txtpb", "disable_passes: \"constant_folding\"\n");
+  auto file = Parse({"--config", path});
+  ASSERT_TRUE(file.ok()) << file.status();
+  EXPECT_THAT(file->disabled_passes, ::testing::ElementsAre("constant_folding"));
+  setenv("GRAPHD_DISABLE_PASSES", "dce", 1);
+  auto env = Parse({"--config", path});
+  ASSERT_TRUE(env.ok()) << env.status();
+  EXPECT_THAT(env->disabled_passes, ::testing::ElementsAre("dce"));
+  auto bad = Parse({"--disable-passes", "constant_folding,fusion"});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(exit_code_, 2);
+  EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce)"));
 }
 
 TEST_F(ParseCommandLineTest, UnknownFlag) {

@@ -3,6 +3,7 @@
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 
+#include "core/graph/ir_text.h"
 #include "core/logging.h"
 #include "executor/cpu/cpu_device.h"
 #include "server/version.h"
@@ -16,15 +17,36 @@ int WorkerThreads(const ServerOptions& o) {
   int cores = static_cast<int>(std::thread::hardware_concurrency());
   return cores > 0 ? cores : 1;
 }
+
+// The pass pipeline with --disable-passes applied (names were checked by Validate).
+// At log level trace, the IR of every traced body is logged before and after each pass.
+std::unique_ptr<const compiler::passes::Pipeline> MakePasses(const ServerOptions& o,
+                                                            const compiler::passes::ConstantEvaluator& evaluator) {
+  compiler::passes::PipelineOptions options;
+  options.disabled.insert(o.disabled_passes.begin(), o.disabled_passes.end());
+  if (spdlog::should_log(spdlog::level::trace)) {
+    options.dump = [](absl::string_view stage, const compiler::passes::FunctionBody& body) {
+      GRAPHD_LOG_DEBUG("IR of {} ({}):\n{}", body.name, std::string(stage), GraphToText(*body.graph, &body.results));
+    };
+  }
+  auto pipeline = compiler::passes::MakeDefaultPipeline(&evaluator, std::move(options));
+  if (!pipeline.ok()) {
+    GRAPHD_LOG_ERROR("graph passes disabled: {}", std::string(pipeline.status().message()));
+    return nullptr;
+  }
+  return *std::move(pipeline);
+}
 }  // namespace
 
 GraphdServer::GraphdServer(ServerOptions options)
     : options_(std::move(options)),
       device_(std::make_unique<executor::cpu::CpuDevice>()),
       pool_(std::make_unique<executor::ThreadPool>(WorkerThreads(options_))),
+      evaluator_(*device_),
+      passes_(MakePasses(options_, evaluator_)),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
                               .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},
-                *device_),
+                *device_, passes_.get()),
       session_service_(sessions_, PooledCall::Env{*pool_, gate_}, *device_),
       diagnostics_service_(sessions_) {}
 

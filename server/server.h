@@ -15,7 +15,9 @@
 #include "absl/synchronization/notification.h"
 #include "executor/device.h"
 #include "executor/runtime/thread_pool.h"
+#include "compiler/passes/pipeline.h"
 #include "server/config.h"
+#include "server/constant_evaluator.h"
 #include "server/service/call_gate.h"
 #include "server/service/diagnostics_service.h"
 #include "server/service/session_service.h"
@@ -43,6 +45,9 @@ class GraphdServer {
   const ServerOptions options_;
   std::unique_ptr<executor::Device> device_;
   std::unique_ptr<executor::ThreadPool> pool_;
+  // Graph passes for traced source functions; constant folding runs on device_.
+  ExecutorConstantEvaluator evaluator_;
+  std::unique_ptr<const compiler::passes::Pipeline> passes_;
   SessionManager sessions_;
   CallGate gate_;
   SessionServiceImpl session_service_;

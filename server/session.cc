@@ -20,8 +20,9 @@ int64_t MicrosSince(Session::Clock::time_point start) {
 
 }  // namespace
 
-Session::Session(std::string handle, const executor::Device& device)
-    : handle_(std::move(handle)), device_(device), modules_(device) {
+Session::Session(std::string handle, const executor::Device& device,
+                 const compiler::passes::Pipeline* passes)
+    : handle_(std::move(handle)), device_(device), modules_(device, passes) {
   Touch();
 }
 

@@ -53,8 +53,10 @@ class Session {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `device` must outlive the session.
-  Session(std::string handle, const executor::Device& device);
+  // `device` and `passes` (run on traced source functions; may be null) must
+  // outlive the session.
+  Session(std::string handle, const executor::Device& device,
+          const compiler::passes::Pipeline* passes = nullptr);
 
   const std::string& handle() const { return handle_; }
 

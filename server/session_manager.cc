@@ -14,8 +14,9 @@ Status NotFound(absl::string_view handle) {
 }
 }  // namespace
 
-SessionManager::SessionManager(SessionLimits limits, const executor::Device& device)
-    : limits_(limits), device_(device) {}
+SessionManager::SessionManager(SessionLimits limits, const executor::Device& device,
+                               const compiler::passes::Pipeline* passes)
+    : limits_(limits), device_(device), passes_(passes) {}
 
 std::string SessionManager::NewHandle() const {
   // 128 bits from the OS's random source.
@@ -43,7 +44,7 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
           limits_.max_sessions, "); close one or retry later"));
     }
   }
-  auto session = std::make_shared<Session>(NewHandle(), device_);
+  auto session = std::make_shared<Session>(NewHandle(), device_, passes_);
   RETURN_IF_ERROR(session->Extend(initial, 0).status());
   absl::MutexLock lock(&mu_);
   if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {

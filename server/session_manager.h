@@ -22,8 +22,10 @@ struct SessionLimits {
 
 class SessionManager {
  public:
-  // `device` must outlive the manager.
-  SessionManager(SessionLimits limits, const executor::Device& device);
+  // `device` and `passes` (for sessions' traced functions; may be null) must outlive
+  // the manager.
+  SessionManager(SessionLimits limits, const executor::Device& device,
+                 const compiler::passes::Pipeline* passes = nullptr);
 
   // Opens a session holding `initial` (version 1, or 0 when empty) on the device type
   // `device` ("" or "cpu"; "gpu" is FAILED_PRECONDITION "no GPU device" on a CPU-only
@@ -41,6 +43,7 @@ class SessionManager {
 
   const SessionLimits limits_;
   const executor::Device& device_;
+  const compiler::passes::Pipeline* const passes_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
 };

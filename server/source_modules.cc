@@ -112,6 +112,7 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
     const CancellationToken& token_;
   } runner(device_, variables, token);
   ASSIGN_OR_RETURN(auto runtime, compiler::tracer::ModuleRuntime::Load(source, filename, &token, &runner));
+  runtime->set_passes(passes_);
   Loaded loaded{.functions = runtime->FunctionNames(), .stdout_text = runtime->load_stdout()};
   absl::MutexLock lock(&mu_);
   loaded.module_id = next_id_++;

@@ -12,6 +12,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "compiler/passes/pipeline.h"
 #include "compiler/tracer/module.h"
 #include "core/variable_store.h"
 #include "executor/runtime/plan.h"
@@ -31,7 +32,9 @@ struct CallResult {
 
 class SourceModules {
  public:
-  explicit SourceModules(const executor::Device& device) : device_(device) {}
+  // `passes` (may be null: none) run on every traced body; it must outlive this.
+  explicit SourceModules(const executor::Device& device, const compiler::passes::Pipeline* passes = nullptr)
+      : device_(device), passes_(passes) {}
 
   struct Loaded {
     int64_t module_id;
@@ -83,6 +86,7 @@ class SourceModules {
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const executor::Device& device_;
+  const compiler::passes::Pipeline* const passes_;
   absl::Mutex mu_;
   std::map<int64_t, Module> modules_ ABSL_GUARDED_BY(mu_);
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
