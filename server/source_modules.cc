@@ -1,122 +1,77 @@
 #include "server/source_modules.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "compiler/tracer/repr.h"
-#include "compiler/tracer/tensor_value.h"
-#include "compiler/tracer/errors.h"
+#include "compiler/tracer/concrete_objects.h"
 #include "compiler/tracer/tf_objects.h"
-#include "compiler/tracer/tracer.h"
-#include "compiler/passes/prune.h"
 #include "executor/runtime/executor.h"
 
 namespace graphd::server {
-namespace {
-
-using compiler::tracer::OutputSlot;
-using compiler::tracer::TensorObj;
-using K = Value::Kind;
-
-int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-}
-
-// Splits call arguments into the trace's view (tensors as TensorSpecs), the feeds,
-// and the signature text that keys the cache.
-struct Prepared {
-  compiler::tracer::TraceArgs trace;
-  std::vector<Tensor> feeds;
-  std::string signature;
-};
-
-Value Prepare(const Value& v, Prepared& p, std::vector<std::string>& sig) {
-  if (v.is(K::kTensor) && !v.as_tensor()->symbolic()) {
-    const Tensor& t = *v.as_tensor()->value;
-    p.feeds.push_back(t);
-    sig.push_back(absl::StrCat(DTypeName(t.dtype()), t.shape().ToString()));
-    return Value::Obj(std::make_shared<compiler::tracer::TensorSpecObj>(PartialShape(t.shape()), t.dtype(), ""));
-  }
-  sig.push_back(v.TypeName() + ":" + compiler::tracer::PyRepr(v));
-  return v;
-}
-
-Value Fill(const Value& v, const std::vector<Tensor>& results) {
-  if (auto slot = v.object_as<OutputSlot>()) {
-    auto t = std::make_shared<TensorObj>();
-    const Tensor& r = results[slot->index];
-    t->dtype = r.dtype();
-    t->shape = PartialShape(r.shape());
-    t->value = r;
-    return Value::Tensor(std::move(t));
-  }
-  if (v.is(K::kTuple) || v.is(K::kList)) {
-    std::vector<Value> items;
-    for (const Value& e : v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items) items.push_back(Fill(e, results));
-    return v.is(K::kTuple) ? Value::Tuple(std::move(items)) : Value::List(std::move(items));
-  }
-  if (v.is(K::kDict)) {
-    Value out = Value::NewDict();
-    for (const auto& [k, e] : v.as_dict()->items) out.as_dict()->items.emplace_back(k, Fill(e, results));
-    return out;
-  }
-  return v;
-}
-
-// Checks call arguments against an input_signature (Python numbers become tensors of
-// the spec's dtype); ValueError as TensorFlow words it when they do not fit.
-StatusOr<std::vector<Value>> MatchSignature(const std::vector<Value>& specs, std::vector<Value> args,
-                                            const std::vector<std::pair<std::string, Value>>& kwargs) {
-  auto incompatible = [&]() {
-    std::vector<std::string> in, want;
-    for (const Value& a : args) in.push_back(compiler::tracer::PyRepr(a));
-    for (const Value& s : specs) want.push_back(compiler::tracer::PyRepr(s));
-    return compiler::tracer::PyError("ValueError", "Python inputs incompatible with input_signature:\n  inputs: (" +
-                                                       absl::StrJoin(in, ", ") + ")\n  input_signature: (" +
-                                                       absl::StrJoin(want, ", ") + ")");
-  };
-  if (!kwargs.empty() || args.size() != specs.size()) return incompatible();
-  for (size_t i = 0; i < args.size(); ++i) {
-    auto spec = specs[i].object_as<compiler::tracer::TensorSpecObj>();
-    if (!args[i].is(K::kTensor)) {
-      auto t = compiler::tracer::PythonToTensor(args[i], spec->dtype);
-      if (!t.ok()) return incompatible();
-      auto obj = std::make_shared<TensorObj>();
-      obj->dtype = t->dtype();
-      obj->shape = PartialShape(t->shape());
-      obj->value = *t;
-      args[i] = Value::Tensor(obj);
-    }
-    const TensorObj& t = *args[i].as_tensor();
-    if (t.dtype != spec->dtype || !t.value || !spec->shape.IsCompatibleWith(t.value->shape())) return incompatible();
-  }
-  return args;
-}
-
-}  // namespace
 
 StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, const std::string& filename,
                                                     VariableStore& variables, const CancellationToken& token) {
-  // Module-level TensorFlow ops run at once on this session's device and variables.
+  // Module-level TensorFlow ops run at once on this session's device and variables;
+  // @tf.function calls there go through the module's function cache like client calls.
   class Runner : public compiler::tracer::EagerRunner {
    public:
-    Runner(const executor::Device& device, VariableStore& variables, const CancellationToken& token)
-        : device_(device), variables_(variables), token_(token) {}
+    Runner(SourceModules& owner, Module& module, VariableStore& variables, const CancellationToken& token)
+        : owner_(owner), module_(module), variables_(variables), token_(token) {}
     StatusOr<std::vector<Tensor>> Run(const Function& body) override {
-      ASSIGN_OR_RETURN(auto plan, executor::Plan::Build(SpecForFunction(body), device_));
-      return executor::Execute(*plan, {}, {.variables = &variables_, .cancellation = &token_});
+      ASSIGN_OR_RETURN(auto plan, executor::Plan::Build(SpecForFunction(body), owner_.device_));
+      OutputSink printed;
+      auto out = executor::Execute(*plan, {}, {.variables = &variables_, .cancellation = &token_, .output = &printed});
+      stdout_text += printed.TakeStdout();
+      stderr_text += printed.TakeStderr();
+      return out;
     }
+    std::optional<StatusOr<Value>> CallFunction(compiler::tracer::Interpreter& interp, const Value& fn,
+                                                const compiler::tracer::CallArgs& call,
+                                                const std::vector<Value>& concrete) override {
+      auto result = owner_.Invoke(module_, fn, call.args, call.kwargs, variables_, token_, concrete);
+      if (!result.ok()) return result.status();
+      interp.out() += result->stdout_text;
+      stderr_text += result->stderr_text;
+      return result->output;
+    }
+    std::optional<StatusOr<Value>> GetConcreteFunction(compiler::tracer::Interpreter& interp, const Value& fn,
+                                                       const compiler::tracer::CallArgs& call) override {
+      // All TensorSpecs: the concrete function for exactly those (as the client's
+      // get_concrete_function); otherwise the trace a call with these arguments uses.
+      bool specs = call.kwargs.empty();
+      for (const Value& a : call.args) specs = specs && a.object_as<compiler::tracer::TensorSpecObj>() != nullptr;
+      auto result = specs ? owner_.Invoke(module_, fn, {}, {}, variables_, token_, call.args, /*trace_only=*/true)
+                          : owner_.Invoke(module_, fn, call.args, call.kwargs, variables_, token_, {}, true);
+      if (!result.ok()) return result.status();
+      interp.out() += result->stdout_text;
+      std::vector<Value> signature = specs ? call.args : std::vector<Value>{};
+      if (!specs && result->trace_signature.kwargs.empty()) {
+        signature = result->trace_signature.args;  // usable when every argument was a tensor
+        for (const Value& a : signature) {
+          if (!a.object_as<compiler::tracer::TensorSpecObj>()) signature.clear();
+          if (signature.empty()) break;
+        }
+      }
+      return Value::Obj(std::make_shared<compiler::tracer::ConcreteFunctionObj>(
+          fn, result->concrete->function->name, result->concrete->traced_nodes, signature));
+    }
+    std::string stdout_text, stderr_text;  // printed by eager ops
 
    private:
-    const executor::Device& device_;
+    SourceModules& owner_;
+    Module& module_;
     VariableStore& variables_;
     const CancellationToken& token_;
-  } runner(device_, variables, token);
-  ASSIGN_OR_RETURN(auto runtime, compiler::tracer::ModuleRuntime::Load(source, filename, &token, &runner));
-  runtime->set_passes(passes_);
-  Loaded loaded{.functions = runtime->FunctionNames(), .stdout_text = runtime->load_stdout()};
+  };
+  Module module;
+  ASSIGN_OR_RETURN(module.runtime, compiler::tracer::ModuleRuntime::Parse(source, filename));
+  module.runtime->set_passes(passes_);
+  Runner runner(*this, module, variables, token);
+  RETURN_IF_ERROR(module.runtime->Run(&token, &runner));
+  Loaded loaded{.functions = module.runtime->FunctionNames(),
+                .stdout_text = module.runtime->load_stdout() + runner.stdout_text,
+                .stderr_text = runner.stderr_text};
   absl::MutexLock lock(&mu_);
   loaded.module_id = next_id_++;
-  modules_[loaded.module_id].runtime = std::move(runtime);
+  modules_[loaded.module_id] = std::move(module);
   return loaded;
 }
 
@@ -132,125 +87,15 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
                                          std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                          const CancellationToken& token, const std::vector<Value>& concrete,
                                          bool trace_only) {
-  Prepared p;
-  std::vector<std::string> sig;
-  std::optional<std::vector<Value>> pinned;
-  std::vector<std::string> params;
+  Module* module;
+  Value fn;
   {
     absl::MutexLock lock(&mu_);
-    ASSIGN_OR_RETURN(Module * module, Find(module_id));
-    ASSIGN_OR_RETURN(pinned, module->runtime->InputSignature(function));
-    ASSIGN_OR_RETURN(params, module->runtime->ParamNames(function));
+    ASSIGN_OR_RETURN(module, Find(module_id));
+    ASSIGN_OR_RETURN(fn, module->runtime->FunctionValue(function));
   }
-  const bool is_concrete = !concrete.empty();
-  if (is_concrete) pinned = concrete;
-  if (pinned) {
-    // One trace for every call the signature accepts: input_signature (ValueError on
-    // a mismatch) or a concrete function (InvalidArgument).
-    for (auto& [k, v] : kwargs) {  // keywords by parameter position
-      auto it = std::find(params.begin(), params.end(), k);
-      size_t i = it - params.begin();
-      if (it == params.end() || i < args.size()) {
-        return errors::InvalidArgument("unexpected keyword argument '" + k + "' for " + function);
-      }
-      if (args.size() <= i) args.resize(i + 1);
-      args[i] = v;
-    }
-    kwargs.clear();
-    if (!trace_only) {
-      auto matched = MatchSignature(*pinned, std::move(args), {});
-      if (!matched.ok() && is_concrete) {
-        return errors::InvalidArgument(absl::StrCat("the concrete function ", function, " cannot take these arguments: ",
-                                                    matched.status().message()));
-      }
-      ASSIGN_OR_RETURN(args, std::move(matched));
-      for (const Value& a : args) p.feeds.push_back(*a.as_tensor()->value);
-    }
-    for (const Value& spec : *pinned) {
-      p.trace.args.push_back(spec);
-      sig.push_back(compiler::tracer::PyRepr(spec));
-    }
-    sig.insert(sig.begin(), is_concrete ? "concrete" : "input_signature");
-    args.clear();
-  }
-  for (const Value& a : args) p.trace.args.push_back(Prepare(a, p, sig));
-  for (const auto& [k, v] : kwargs) {
-    std::vector<std::string> one;
-    p.trace.kwargs.emplace_back(k, Prepare(v, p, one));
-    sig.push_back(k + "=" + one[0]);
-  }
-  p.signature = "(" + absl::StrJoin(sig, ", ") + ")";
-
-  CallResult result;
-  std::shared_ptr<const Compiled> compiled;
-  {
-    absl::MutexLock lock(&mu_);
-    ASSIGN_OR_RETURN(Module * module, Find(module_id));
-    FunctionState& state = module->functions[function];
-    auto it = state.by_signature.find(p.signature);
-    if (it != state.by_signature.end()) {
-      compiled = it->second;
-    } else {
-      auto start = std::chrono::steady_clock::now();
-      ASSIGN_OR_RETURN(auto fresh, Compile(*module, function, state, p.trace, token, &result.stdout_text));
-      state.by_signature.emplace(p.signature, fresh);
-      compiled = fresh;
-      result.compile_us = MicrosSince(start);
-    }
-    result.tracing_count = state.tracing_count;
-  }
-  if (trace_only) return result;
-  auto start = std::chrono::steady_clock::now();
-  OutputSink printed;
-  executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};
-  if (compiled->init_plan != nullptr) {
-    absl::MutexLock lock(&compiled->init_mu);
-    if (!compiled->initialized) {
-      RETURN_IF_ERROR(executor::Execute(*compiled->init_plan, p.feeds, ctx).status());
-      compiled->initialized = true;
-    }
-  }
-  auto outputs_or = executor::Execute(*compiled->plan, std::move(p.feeds), ctx);
-  result.execute_us = MicrosSince(start);
-  result.stdout_text += printed.TakeStdout();
-  result.stderr_text = printed.TakeStderr();
-  if (!outputs_or.ok()) return outputs_or.status();
-  std::vector<Tensor>& outputs = *outputs_or;
-  result.output = Fill(compiled->function.output_template, outputs);
-  return result;
-}
-
-StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(
-    Module& module, const std::string& function, FunctionState& state, const compiler::tracer::TraceArgs& args,
-    const CancellationToken& token, std::string* trace_stdout) {
-  const bool first = state.tracing_count == 0;
-  ASSIGN_OR_RETURN(compiler::tracer::ConcreteFunction cf, module.runtime->Trace(function, args, &token, first));
-  ++state.tracing_count;
-  *trace_stdout += cf.trace_stdout;
-  auto compiled = std::make_shared<Compiled>();
-  // Variables created by this trace: their initialisers become the init plan.
-  std::vector<std::string> inits;
-  const Graph& graph = *cf.function->graph;
-  for (int id = 0; id < graph.num_nodes(); ++id) {
-    const Node* n = graph.node(id);
-    auto once = n->attrs().find("only_if_uninitialized");
-    if (n->op_name() == "AssignVariableOp" && once != n->attrs().end() && std::get<bool>(once->second)) {
-      inits.push_back(n->name());
-    }
-  }
-  if (!inits.empty()) {
-    std::vector<std::string> feeds;
-    for (const Node* arg : cf.function->args) feeds.push_back(arg->name() + ":0");
-    ASSIGN_OR_RETURN(ExecutionSpec init_spec, compiler::Prune(graph, feeds, {}, inits));
-    ASSIGN_OR_RETURN(compiled->init_plan, executor::Plan::Build(init_spec, device_));
-    compiled->function = std::move(cf);  // keeps the first trace's graph alive
-    ASSIGN_OR_RETURN(cf, module.runtime->Trace(function, args, &token, /*allow_variable_creation=*/false));
-    *trace_stdout += cf.trace_stdout;
-  }
-  ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(SpecForFunction(*cf.function), device_));
-  compiled->first_trace = std::move(compiled->function);
-  compiled->function = std::move(cf);
-  return compiled;
+  // Modules are never removed while the session lives, so `module` stays valid.
+  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only);
 }
 
 StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string& function) {
@@ -262,8 +107,9 @@ StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string
 StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, const std::string& function) {
   absl::MutexLock lock(&mu_);
   ASSIGN_OR_RETURN(Module * module, Find(module_id));
+  ASSIGN_OR_RETURN(Value fn, module->runtime->FunctionValue(function));
   Description d;
-  auto it = module->functions.find(function);
+  auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).key);
   if (it != module->functions.end()) {
     d.tracing_count = it->second.tracing_count;
     for (const auto& [sig, unused] : it->second.by_signature) d.signatures.push_back(sig);

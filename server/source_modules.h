@@ -28,6 +28,9 @@ struct CallResult {
   int64_t tracing_count = 0;
   int64_t compile_us = 0;
   int64_t execute_us = 0;
+  // trace_only calls: the concrete function, and the arguments it was traced for.
+  const compiler::tracer::ConcreteFunction* concrete = nullptr;  // lives as long as the module
+  compiler::tracer::TraceArgs trace_signature;
 };
 
 class SourceModules {
@@ -40,6 +43,7 @@ class SourceModules {
     int64_t module_id;
     std::vector<std::string> functions;
     std::string stdout_text;
+    std::string stderr_text;  // tf.print at module level
   };
   // Runs the module's top-level code (eagerly, against `variables`).
   StatusOr<Loaded> Load(const std::string& source, const std::string& filename, VariableStore& variables,
@@ -73,14 +77,30 @@ class SourceModules {
   struct FunctionState {
     int64_t tracing_count = 0;
     std::map<std::string, std::shared_ptr<const Compiled>> by_signature;
+    // reduce_retracing only: the signatures traced, in order; the traces with the
+    // signatures they serve; and exact call signatures already matched to one.
+    std::vector<compiler::tracer::TraceArgs> traces;
+    std::vector<std::pair<compiler::tracer::TraceArgs, std::shared_ptr<const Compiled>>> generalized;
+    std::map<std::string, std::shared_ptr<const Compiled>> generalized_hits;
   };
   struct Module {
     std::unique_ptr<compiler::tracer::ModuleRuntime> runtime;
-    std::map<std::string, FunctionState> functions;
+    // By function identity (FunctionInfo::key): every name bound to a function, and
+    // calls from the module's own top-level code, share one cache.
+    std::map<const void*, FunctionState> functions;
   };
+  // Calls function value `fn` of `module` (see Call): the signature, the cache, the run.
+  StatusOr<CallResult> Invoke(Module& module, const Value& fn, std::vector<Value> args,
+                              std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
+                              const CancellationToken& token, const std::vector<Value>& concrete = {},
+                              bool trace_only = false);
+  // reduce_retracing: a generalised trace serving `call` (remembered under
+  // `signature`), or null.
+  static std::shared_ptr<const Compiled> FindGeneralized(FunctionState& state, const compiler::tracer::TraceArgs& call,
+                                                         const std::string& signature);
   // Traces `function` (twice when its first trace creates variables: the second
   // trace, where creating variables is an error, is the function).
-  StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const std::string& function, FunctionState& state,
+  StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const Value& function, FunctionState& state,
                                               const compiler::tracer::TraceArgs& args, const CancellationToken& token,
                                               std::string* trace_stdout);
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

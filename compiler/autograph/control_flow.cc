@@ -76,6 +76,31 @@ NameSet StateOf(const NameSet& modified, const NameSet& live, const std::vector<
   return Intersect(modified, wanted);
 }
 
+// The options of `tf.autograph.experimental.set_loop_options(...)` called at the top
+// level of a loop body, as TensorFlow's AutoGraph extracts them: a dict literal of its
+// keyword arguments, evaluated before the loop (so `shape_invariants=[(x, shape)]`
+// names the loop variables' values before the loop). Null when the body has none.
+ast::ExprPtr LoopOptions(const Builder& b, const Body& body) {
+  for (const ast::StmtPtr& st : body) {
+    if (st->kind != StmtKind::kExpr) continue;
+    const auto* call = st->As<ast::ExprStmt>()->value->As<ast::Call>();
+    if (call == nullptr) continue;
+    const auto* attr = call->func->As<ast::Attribute>();
+    const auto* name = call->func->As<ast::Name>();
+    if (!(attr != nullptr && attr->attr == "set_loop_options") && !(name != nullptr && name->id == "set_loop_options")) {
+      continue;
+    }
+    std::vector<ast::ExprPtr> keys, values;
+    for (const ast::Keyword& kw : call->keywords) {
+      if (kw.arg.empty()) continue;
+      keys.push_back(b.Str(kw.arg));
+      values.push_back(kw.value);
+    }
+    return std::make_shared<ast::Dict>(std::move(keys), std::move(values), b.range());
+  }
+  return nullptr;
+}
+
 // Returns the state names (all bound once the statement has run, if only to Undefined).
 std::vector<std::string> ConvertIf(const ast::If& s, const NameSet& live_out, const NameSet& defined, Namer& namer,
                                    Body& out) {
@@ -120,8 +145,10 @@ std::vector<std::string> ConvertLoop(const ast::Stmt& s, const NameSet& live_out
     std::string loop_test = namer.New("loop_test");
     out.push_back(b.Def(loop_test, {}, {b.Return(s.As<ast::While>()->test)}));
     out.push_back(BodyFunction(b, loop_body, {}, state, {}, converted));
-    out.push_back(b.Expr(b.Call("ag__.while_stmt", {b.Load(loop_test), b.Load(loop_body), b.Load(sf.get),
-                                                   b.Load(sf.set), b.NameStrings(state)})));
+    std::vector<ast::ExprPtr> args = {b.Load(loop_test), b.Load(loop_body), b.Load(sf.get), b.Load(sf.set),
+                                      b.NameStrings(state)};
+    if (ast::ExprPtr opts = LoopOptions(b, body)) args.push_back(opts);
+    out.push_back(b.Expr(b.Call("ag__.while_stmt", std::move(args))));
   } else {
     auto* f = s.As<ast::For>();
     std::string itr = namer.New("itr");
@@ -132,8 +159,10 @@ std::vector<std::string> ConvertLoop(const ast::Stmt& s, const NameSet& live_out
       out.push_back(b.Def(extra_test, {}, {b.Return(f->extra_test)}));
       extra = b.Load(extra_test);
     }
-    out.push_back(b.Expr(b.Call("ag__.for_stmt", {f->iter, extra, b.Load(loop_body), b.Load(sf.get),
-                                                 b.Load(sf.set), b.NameStrings(state)})));
+    std::vector<ast::ExprPtr> args = {f->iter, extra, b.Load(loop_body), b.Load(sf.get), b.Load(sf.set),
+                                      b.NameStrings(state)};
+    if (ast::ExprPtr opts = LoopOptions(b, body)) args.push_back(opts);
+    out.push_back(b.Expr(b.Call("ag__.for_stmt", std::move(args))));
   }
   // A loop's else clause (without break) runs once the loop is done.
   NameSet bound = defined;

@@ -16,8 +16,9 @@ class UndefinedReturnValueObj : public Object {
   std::string TypeName() const override { return "UndefinedReturnValue"; }
 };
 
-Status Args(const CallArgs& a, size_t n, const char* name) {
-  if (a.args.size() != n) {
+// `n` arguments, or n + `optional` (loops take an options dict last).
+Status Args(const CallArgs& a, size_t n, const char* name, size_t optional = 0) {
+  if (a.args.size() < n || a.args.size() > n + optional) {
     return PyError("TypeError", std::string("ag__.") + name + "() takes " + std::to_string(n) + " arguments");
   }
   return absl::OkStatus();
@@ -31,7 +32,7 @@ StatusOr<Value> IfStmt(Interpreter& in, CallArgs& a) {
 }
 
 StatusOr<Value> WhileStmt(Interpreter& in, CallArgs& a) {
-  RETURN_IF_ERROR(Args(a, 5, "while_stmt"));
+  RETURN_IF_ERROR(Args(a, 5, "while_stmt", 1));
   while (true) {
     RETURN_IF_ERROR(in.Step());
     ASSIGN_OR_RETURN(Value test, in.CallNoArgs(a.args[0], a.site));
@@ -43,7 +44,7 @@ StatusOr<Value> WhileStmt(Interpreter& in, CallArgs& a) {
 }
 
 StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
-  RETURN_IF_ERROR(Args(a, 6, "for_stmt"));
+  RETURN_IF_ERROR(Args(a, 6, "for_stmt", 1));
   ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(a.args[0]));
   for (const Value& item : items) {
     RETURN_IF_ERROR(in.Step());

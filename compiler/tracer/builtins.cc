@@ -8,6 +8,7 @@
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/interpreter.h"
 #include "compiler/tracer/repr.h"
+#include "compiler/tracer/tensor_value.h"
 
 namespace graphd::compiler::tracer {
 namespace {
@@ -171,7 +172,40 @@ StatusOr<Value> Convert(Interpreter& in, CallArgs& a, const std::string& type) {
   }
   const Value& v = a.args[0];
   if (v.is(K::kTensor)) {
-    return PyError("TypeError", type + "() of a symbolic tensor: its value is only known when the function runs");
+    // str() shows any tensor; list()/tuple() iterate it; int()/float()/bool() need an
+    // eager (module-level) tensor of one element.
+    if (type == "str") return Value::Str(PyStr(v));
+    if (type == "list" || type == "tuple") {
+      ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(v));
+      return type == "list" ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
+    }
+    const TensorObj& t = *v.as_tensor();
+    if (!t.value) {
+      return PyError("TypeError", type + "() of a symbolic tensor: its value is only known when the function runs");
+    }
+    if (t.value->num_elements() != 1 || t.dtype == DType::kString) {
+      return PyError("TypeError", type + "() takes a tensor of one number, got shape " + ShapeRepr(t.shape));
+    }
+    double d = 0;
+    switch (t.dtype) {
+      case DType::kFloat32: d = t.value->data<float>()[0]; break;
+      case DType::kFloat64: d = t.value->data<double>()[0]; break;
+      case DType::kInt8: d = t.value->data<int8_t>()[0]; break;
+      case DType::kInt16: d = t.value->data<int16_t>()[0]; break;
+      case DType::kInt32: d = t.value->data<int32_t>()[0]; break;
+      case DType::kInt64: d = static_cast<double>(t.value->data<int64_t>()[0]); break;
+      case DType::kUInt8: d = t.value->data<uint8_t>()[0]; break;
+      case DType::kBool: d = t.value->data<bool>()[0]; break;
+      default: return PyError("TypeError", type + "() of a " + std::string(DTypeName(t.dtype)) + " tensor");
+    }
+    if (type == "int") {
+      if (t.dtype == DType::kInt64) return Value::Int(t.value->data<int64_t>()[0]);
+      if (!std::isfinite(d)) return PyError("ValueError", "cannot convert float " + FloatRepr(d) + " to integer");
+      return Value::Int(static_cast<int64_t>(d));
+    }
+    if (type == "float") return Value::Float(d);
+    if (type == "bool") return Value::Bool(d != 0);
+    return PyError("TypeError", type + "() of a tensor");
   }
   if (type == "int") {
     if (v.is_int_like()) return Value::Int(v.as_int());
@@ -232,6 +266,7 @@ Value Fn(const std::string& name, BuiltinFn fn) { return Value::Obj(std::make_sh
 
 std::shared_ptr<Namespace> MakeBuiltins() {
   auto b = std::make_shared<Namespace>("builtins");
+  AddIterationBuiltins(*b);
   b->Set("print", Fn("print", Print));
   b->Set("len", Fn("len", Len));
   b->Set("range", Fn("range", Range));

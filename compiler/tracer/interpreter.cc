@@ -152,6 +152,7 @@ StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v) {
       if (hooks_ != nullptr) return hooks_->Iterate(*this, v);
       break;
     case K::kObject:
+      if (auto it = v.object_as<IteratorObj>()) return it->Drain();
       if (auto r = v.object_as<RangeObj>()) {
         if (r->size() > limits_.max_steps) return PyError("RecursionError", "range too long to iterate in a trace");
         std::vector<Value> out;

@@ -11,6 +11,7 @@
 #define GRAPHD_COMPILER_TRACER_INTERPRETER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -32,6 +33,19 @@ class TensorHooks {
   virtual StatusOr<Value> GetAttr(Interpreter& interp, const Value& tensor, const std::string& name) = 0;
   virtual StatusOr<Value> Subscript(Interpreter& interp, const Value& tensor, const Value& index) = 0;
   virtual StatusOr<std::vector<Value>> Iterate(Interpreter& interp, const Value& tensor) = 0;
+  // A call of a @tf.function (`fn`; of its concrete function for `concrete`, a list
+  // of TensorSpecs, when not empty): the result when the hooks handle it (eager code
+  // calls the cached concrete function); nullopt runs its body as Python (inlined
+  // into the trace in progress).
+  virtual std::optional<StatusOr<Value>> CallFunction(Interpreter& interp, const Value& fn, CallArgs& args,
+                                                      const std::vector<Value>& concrete = {}) {
+    return std::nullopt;
+  }
+  // fn.get_concrete_function(*args): a ConcreteFunctionObj, when the hooks can trace
+  // one (eager code); nullopt otherwise.
+  virtual std::optional<StatusOr<Value>> GetConcreteFunction(Interpreter& interp, const Value& fn, CallArgs& args) {
+    return std::nullopt;
+  }
 };
 
 struct InterpreterLimits {
@@ -48,6 +62,7 @@ class Interpreter {
   void set_tensor_hooks(TensorHooks* hooks) { hooks_ = hooks; }
   // The token polled by Step() (per call: the call's deadline); may be null.
   void set_cancellation(const CancellationToken* token) { token_ = token; }
+  const CancellationToken* cancellation() const { return token_; }
   // Resets the step budget (each call starts a fresh one).
   void ResetSteps() { steps_ = 0; }
   TensorHooks* tensor_hooks() const { return hooks_; }

@@ -187,3 +187,26 @@ TEST(InterpreterTest, CancellationStopsPythonLoops) {
 
 }  // namespace
 }  // namespace graphd::compiler::tracer
+
+namespace graphd::compiler::tracer {
+namespace {
+
+TEST(InterpreterTest, IterationBuiltins) {
+  EXPECT_EQ(Output(R"py(
+xs = [1, 2, 3]
+it = iter(xs)
+print(next(it), next(it))
+print(list(it), next(it, 'done'))
+print(any([0, '', 2]), all([1, 0]), any([]), all([]))
+print(list(map(lambda a, b: a * b, [1, 2, 3], (4, 5))))
+print(list(filter(lambda a: a % 2, range(6))), list(filter(None, [0, 1, ''])))
+for v in iter((7, 8)):
+    print(v)
+)py"),
+            "1 2\n[3] done\nTrue False False True\n[4, 10]\n[1, 3, 5] [1]\n7\n8\n");
+  RunResult r = RunModule("next(iter([]))\n");
+  EXPECT_THAT(r.status.ToString(), HasSubstr("StopIteration"));
+}
+
+}  // namespace
+}  // namespace graphd::compiler::tracer

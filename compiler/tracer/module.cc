@@ -8,15 +8,15 @@
 
 namespace graphd::compiler::tracer {
 
-StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& source, const std::string& filename,
-                                                             const CancellationToken* token, EagerRunner* eager) {
+StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Parse(const std::string& source,
+                                                              const std::string& filename) {
   auto m = std::unique_ptr<ModuleRuntime>(new ModuleRuntime());
   ASSIGN_OR_RETURN(ast::Module parsed, ParseModule(std::make_shared<SourceFile>(filename, source)));
   m->module_ = std::make_shared<ast::Module>(autograph::ConvertModule(parsed));
   m->globals_ = std::make_shared<Namespace>("__main__");
   m->globals_->Set("__name__", Value::Str("__main__"));
   m->globals_->Set("ag__", Value::Obj(MakeStagingRuntime()));
-  m->interp_ = std::make_unique<Interpreter>(m->globals_, MakeTracingBuiltins(), InterpreterLimits{}, token);
+  m->interp_ = std::make_unique<Interpreter>(m->globals_, MakeTracingBuiltins(), InterpreterLimits{});
   Value tf = Value::Obj(MakeTfModule());
   m->interp_->RegisterModule("tensorflow", tf);
   m->interp_->RegisterModule("tensorflow.compat.v2", tf);
@@ -26,17 +26,28 @@ StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& 
     compat->Set("v2", tf);
     return compat;
   }()));
+  return m;
+}
+
+Status ModuleRuntime::Run(const CancellationToken* token, EagerRunner* eager) {
   // Module-level code runs eagerly: TensorFlow ops execute at once.
   GraphScope module_scope(nullptr, "module");
-  Tracer eager_tracer(&module_scope, m->interp_.get());
+  Tracer eager_tracer(&module_scope, interp_.get());
   eager_tracer.set_eager(eager);
-  if (eager != nullptr) m->interp_->set_tensor_hooks(&eager_tracer);
-  Status status = m->interp_->ExecModule(*m->module_);
-  m->interp_->set_tensor_hooks(nullptr);
-  RETURN_IF_ERROR(status);
-  m->load_stdout_ = m->interp_->out();
-  m->interp_->out().clear();
-  m->interp_->set_cancellation(nullptr);
+  interp_->set_cancellation(token);
+  if (eager != nullptr) interp_->set_tensor_hooks(&eager_tracer);
+  Status status = interp_->ExecModule(*module_);
+  interp_->set_tensor_hooks(nullptr);
+  interp_->set_cancellation(nullptr);
+  load_stdout_ = interp_->out();
+  interp_->out().clear();
+  return status;
+}
+
+StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Load(const std::string& source, const std::string& filename,
+                                                             const CancellationToken* token, EagerRunner* eager) {
+  ASSIGN_OR_RETURN(auto m, Parse(source, filename));
+  RETURN_IF_ERROR(m->Run(token, eager));
   return m;
 }
 
@@ -48,7 +59,7 @@ std::vector<std::string> ModuleRuntime::FunctionNames() const {
   return names;
 }
 
-StatusOr<Value> ModuleRuntime::Function(const std::string& name) const {
+StatusOr<Value> ModuleRuntime::FunctionValue(const std::string& name) const {
   const Value* v = globals_->Find(name);
   if (v == nullptr || !v->object_as<FunctionObj>()) {
     return errors::NotFound("the module has no function '" + name + "'");
@@ -56,30 +67,34 @@ StatusOr<Value> ModuleRuntime::Function(const std::string& name) const {
   return *v;
 }
 
-StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const TraceArgs& args,
+FunctionInfo ModuleRuntime::Info(const Value& fn) {
+  auto obj = fn.object_as<FunctionObj>();
+  FunctionInfo info{.name = obj->name, .input_signature = obj->input_signature,
+                    .reduce_retracing = obj->reduce_retracing, .key = obj.get()};
+  for (const auto& a : obj->params->args) info.params.push_back(a.name);
+  return info;
+}
+
+StatusOr<ConcreteFunction> ModuleRuntime::Trace(const Value& fn, const TraceArgs& args,
                                                 const CancellationToken* token, bool allow_variable_creation) {
-  ASSIGN_OR_RETURN(Value fn, Function(name));
+  // A trace may run inside the top-level code (a @tf.function called there): the
+  // interpreter's token and step count are restored after it.
+  const CancellationToken* saved = interp_->cancellation();
   interp_->set_cancellation(token);
-  interp_->ResetSteps();
   auto cf = TraceFunction(*interp_, fn, args, allow_variable_creation, passes_);
-  interp_->set_cancellation(nullptr);
+  interp_->set_cancellation(saved);
   return cf;
 }
 
-StatusOr<std::vector<std::string>> ModuleRuntime::ParamNames(const std::string& name) const {
-  ASSIGN_OR_RETURN(Value fn, Function(name));
-  std::vector<std::string> out;
-  for (const auto& a : fn.object_as<FunctionObj>()->params->args) out.push_back(a.name);
-  return out;
-}
-
-StatusOr<std::optional<std::vector<Value>>> ModuleRuntime::InputSignature(const std::string& name) const {
-  ASSIGN_OR_RETURN(Value fn, Function(name));
-  return fn.object_as<FunctionObj>()->input_signature;
+StatusOr<ConcreteFunction> ModuleRuntime::Trace(const std::string& name, const TraceArgs& args,
+                                                const CancellationToken* token, bool allow_variable_creation) {
+  ASSIGN_OR_RETURN(Value fn, FunctionValue(name));
+  interp_->ResetSteps();
+  return Trace(fn, args, token, allow_variable_creation);
 }
 
 StatusOr<std::string> ModuleRuntime::ToCode(const std::string& name) const {
-  ASSIGN_OR_RETURN(Value fn, Function(name));
+  ASSIGN_OR_RETURN(Value fn, FunctionValue(name));
   auto obj = fn.object_as<FunctionObj>();
   if (obj->def == nullptr) return PyError("TypeError", "'" + name + "' is a lambda");
   return autograph::ToCode(*obj->def->As<ast::FunctionDef>());

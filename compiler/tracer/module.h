@@ -5,6 +5,7 @@
 #define GRAPHD_COMPILER_TRACER_MODULE_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,12 +14,28 @@
 
 namespace graphd::compiler::tracer {
 
+// What the function cache needs to know of a module function.
+struct FunctionInfo {
+  std::string name;
+  std::vector<std::string> params;  // positional parameter names
+  // The input_signature (TensorSpecObj values), if it has one.
+  std::optional<std::vector<Value>> input_signature;
+  bool reduce_retracing = false;
+  // The function object's identity: the same for every name it is bound to, stable
+  // while the module lives.
+  const void* key = nullptr;
+};
+
 class ModuleRuntime {
  public:
-  // Parses, converts and runs `source`. Errors are located Python exceptions
-  // (SyntaxError, NameError, ...). `token` bounds the top-level code.
-  // `eager` runs module-level TensorFlow ops (and tf.Variable initial values); it is
-  // used only during Load.
+  // Parses and converts `source` (SyntaxError and the like, located). The top-level
+  // code has not run yet: call Run.
+  static StatusOr<std::unique_ptr<ModuleRuntime>> Parse(const std::string& source, const std::string& filename);
+  // Runs the top-level code once. `token` bounds it. `eager` runs module-level
+  // TensorFlow ops (and tf.Variable initial values) and @tf.function calls; it is used
+  // only during Run (null: tensors are an error at module level).
+  Status Run(const CancellationToken* token, EagerRunner* eager);
+  // Parse, then Run.
   static StatusOr<std::unique_ptr<ModuleRuntime>> Load(const std::string& source, const std::string& filename,
                                                        const CancellationToken* token, EagerRunner* eager);
 
@@ -31,19 +48,22 @@ class ModuleRuntime {
   // module's traces.
   void set_passes(const passes::Pipeline* passes) { passes_ = passes; }
 
-  // Traces function `name` for `args`; NotFound when there is no such function.
+  // The function bound to `name` at top level; NotFound when there is none.
+  StatusOr<Value> FunctionValue(const std::string& name) const;
+  // `fn` must be a function value (FunctionValue, or one the module's code passed).
+  static FunctionInfo Info(const Value& fn);
+
+  // Traces `fn` for `args`. `token` bounds the trace (the interpreter's previous token
+  // is restored after).
+  StatusOr<ConcreteFunction> Trace(const Value& fn, const TraceArgs& args, const CancellationToken* token,
+                                   bool allow_variable_creation = true);
+  // The same by top-level name; NotFound when there is no such function.
   StatusOr<ConcreteFunction> Trace(const std::string& name, const TraceArgs& args, const CancellationToken* token,
                                    bool allow_variable_creation = true);
-  // The function's positional parameter names.
-  StatusOr<std::vector<std::string>> ParamNames(const std::string& name) const;
-  // The function's input_signature (TensorSpecObj values), if it has one.
-  StatusOr<std::optional<std::vector<Value>>> InputSignature(const std::string& name) const;
   // AutoGraph's converted code of function `name`.
   StatusOr<std::string> ToCode(const std::string& name) const;
 
  private:
-  StatusOr<Value> Function(const std::string& name) const;
-
   std::shared_ptr<ast::Module> module_;
   std::shared_ptr<Namespace> globals_;
   std::unique_ptr<Interpreter> interp_;

@@ -23,10 +23,25 @@ Status Namespace::SetAttr(Interpreter&, const std::string& name, Value value) {
 
 StatusOr<Value> FunctionObj::GetAttr(Interpreter& interp, const std::string& attr) {
   if (attr == "__name__") return Value::Str(name);
+  if (attr == "get_concrete_function" && tf_function) {
+    Value self = Value::Obj(shared_from_this());
+    return Value::Obj(std::make_shared<BuiltinObj>(
+        "get_concrete_function", [self](Interpreter& in, CallArgs& args) -> StatusOr<Value> {
+          if (in.tensor_hooks() != nullptr) {
+            auto handled = in.tensor_hooks()->GetConcreteFunction(in, self, args);
+            if (handled) return *std::move(handled);
+          }
+          return PyError("TypeError", "get_concrete_function() is available in module-level code, not while tracing");
+        }));
+  }
   return Object::GetAttr(interp, attr);
 }
 
 StatusOr<Value> FunctionObj::Call(Interpreter& interp, CallArgs& call) {
+  if (tf_function && interp.tensor_hooks() != nullptr) {
+    auto handled = interp.tensor_hooks()->CallFunction(interp, Value::Obj(shared_from_this()), call);
+    if (handled) return *std::move(handled);
+  }
   auto scope = std::make_shared<Scope>();
   scope->parent = closure;
   scope->info = info;

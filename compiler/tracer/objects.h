@@ -101,10 +101,39 @@ class FunctionObj : public Object {
   // Set by @tf.function(input_signature=[tf.TensorSpec(...), ...]): one trace for all
   // compatible calls (TensorSpecObj values).
   std::optional<std::vector<Value>> input_signature;
+  // Set by @tf.function(reduce_retracing=True): a shape miss traces a generalised
+  // signature (differing dims become None) instead of one per shape.
+  bool reduce_retracing = false;
+  // Decorated with @tf.function: called from eager code it is traced and cached as a
+  // concrete function instead of running as Python.
+  bool tf_function = false;
 
  private:
   const std::vector<std::string>& params_list();
   std::vector<std::string> param_names_;
+};
+
+// iter(x): the items of x, consumed by next() and by iterating it (a snapshot taken
+// when made, as iterating a list being changed is undefined anyway).
+class IteratorObj : public Object {
+ public:
+  explicit IteratorObj(std::vector<Value> items) : items_(std::move(items)) {}
+  std::string TypeName() const override { return "iterator"; }
+  // The next item, or nullopt when exhausted.
+  std::optional<Value> Next() {
+    if (pos_ >= items_.size()) return std::nullopt;
+    return items_[pos_++];
+  }
+  // The items not consumed yet; consumes them.
+  std::vector<Value> Drain() {
+    std::vector<Value> rest(items_.begin() + static_cast<std::ptrdiff_t>(pos_), items_.end());
+    pos_ = items_.size();
+    return rest;
+  }
+
+ private:
+  std::vector<Value> items_;
+  size_t pos_ = 0;
 };
 
 class BoundMethod : public Object {

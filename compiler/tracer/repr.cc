@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/tracer/tensor_format.h"
 #include "compiler/tracer/tensor_value.h"
 
 namespace graphd::compiler::tracer {
@@ -17,6 +18,7 @@ std::string TensorRepr(const TensorObj& t) {
     return absl::StrCat("Tensor(\"", t.Name(), "\", shape=", ShapeRepr(t.shape), ", dtype=",
                         DTypeName(t.dtype), ")");
   }
+  if (t.value) return EagerTensorRepr(*t.value);
   return absl::StrCat("tf.Tensor(<", DTypeName(t.dtype), ">, shape=", ShapeRepr(t.shape), ")");
 }
 

@@ -140,11 +140,27 @@ StatusOr<std::vector<Value>> StageCond(Interpreter&, Tracer& tracer, const Value
   return results;
 }
 
+namespace {
+
+// True when every shape `specific` stands for is one `general` stands for. A specific
+// shape of unknown rank passes (inference lost it; the kernels check at run time).
+bool ShapeFits(const PartialShape& general, const PartialShape& specific) {
+  if (!general.known_rank() || !specific.known_rank()) return true;
+  if (specific.rank() != general.rank()) return false;
+  for (int d = 0; d < general.rank(); ++d) {
+    if (general.dim(d) != kUnknownDim && general.dim(d) != specific.dim(d)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, const std::vector<std::string>& names,
                                         const std::vector<Value>& init_in, const std::function<StatusOr<Value>()>& test,
                                         const std::function<Status()>& body,
                                         const std::function<StatusOr<std::vector<Value>>()>& get_state_in,
-                                        const std::function<Status(const std::vector<Value>&)>& set_state_in) {
+                                        const std::function<Status(const std::vector<Value>&)>& set_state_in,
+                                        const std::vector<std::optional<PartialShape>>& invariants) {
   // TensorArrays are carried as their buffers (any shape: they grow) and rewrapped.
   std::vector<DType> array_dtype(names.size(), DType::kInvalid);
   std::vector<Value> init = init_in;
@@ -200,6 +216,15 @@ StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, con
     init_refs.push_back(r);
     types.push_back(r.node->output(r.index));
     if (array_dtype[i] != DType::kInvalid) types.back().shape = PartialShape::UnknownRank();
+    if (i < invariants.size() && invariants[i]) {
+      const PartialShape& before = init[i].is(K::kTensor) ? init[i].as_tensor()->shape : types.back().shape;
+      if (!ShapeFits(*invariants[i], before)) {
+        return PyError("ValueError", "'" + names[i] + "' has shape " + ShapeRepr(before) +
+                                         " before the loop, which is not compatible with its shape invariant " +
+                                         ShapeRepr(*invariants[i]));
+      }
+      types.back().shape = *invariants[i];
+    }
   }
   ASSIGN_OR_RETURN(TracedBody cond, TraceBody(interp, tracer, "while_cond", types,
       [&](const std::vector<Value>& args) -> StatusOr<std::vector<Value>> {
@@ -230,13 +255,7 @@ StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, con
                                             " before the loop, but dtype " + std::string(DTypeName(after.dtype)) +
                                             " after one iteration");
           }
-          bool compatible = !types[i].shape.known_rank() || !after_shape.known_rank() ||
-                            types[i].shape.rank() == after_shape.rank();
-          for (int d = 0; compatible && types[i].shape.known_rank() && after_shape.known_rank() && d < after_shape.rank(); ++d) {
-            int64_t a = types[i].shape.dim(d), b = after_shape.dim(d);
-            compatible = a == kUnknownDim || (b != kUnknownDim && a == b);
-          }
-          if (!compatible) {
+          if (!ShapeFits(types[i].shape, after_shape)) {
             return PyError("ValueError", "'" + names[i] + "' has shape " + ShapeRepr(types[i].shape) +
                                              " before the loop, but shape " + ShapeRepr(after_shape) +
                                              " after one iteration. Use x.set_shape(...) in the loop to keep "

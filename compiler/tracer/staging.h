@@ -4,6 +4,7 @@
 #ifndef GRAPHD_COMPILER_TRACER_STAGING_H_
 #define GRAPHD_COMPILER_TRACER_STAGING_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,13 +29,16 @@ StatusOr<std::vector<Value>> StageCond(Interpreter& interp, Tracer& tracer, cons
                                        const std::vector<std::string>& names, TracedBody then_body,
                                        TracedBody else_body);
 
-// Stages a while loop over `init` (the state before it).
+// Stages a while loop over `init` (the state before it). `invariants`, when not
+// empty, has one entry per loop variable: a shape it may take in the loop (from
+// shape_invariants), more general than its shape before the loop.
 StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, const std::vector<std::string>& names,
                                         const std::vector<Value>& init,
                                         const std::function<StatusOr<Value>()>& test,
                                         const std::function<Status()>& body,
                                         const std::function<StatusOr<std::vector<Value>>()>& get_state,
-                                        const std::function<Status(const std::vector<Value>&)>& set_state);
+                                        const std::function<Status(const std::vector<Value>&)>& set_state,
+                                        const std::vector<std::optional<PartialShape>>& invariants = {});
 
 }  // namespace graphd::compiler::tracer
 

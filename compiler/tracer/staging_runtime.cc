@@ -3,6 +3,7 @@
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/staging.h"
 #include "compiler/tracer/tensor_array.h"
+#include "compiler/tracer/tf_objects.h"
 
 namespace graphd::compiler::tracer {
 namespace {
@@ -29,6 +30,42 @@ StatusOr<Value> Fallback(Interpreter& in, const std::string& name, CallArgs& a) 
   static const std::shared_ptr<Namespace>* python = new std::shared_ptr<Namespace>(MakeAutographRuntime());
   const Value* fn = (*python)->Find(name);
   return in.Call(*fn, a);
+}
+
+// The shape invariants of a loop's options dict (set_loop_options), one per loop
+// variable in `init`, matched as TensorFlow matches them: by the identity of the
+// tensor the variable holds before the loop.
+StatusOr<std::vector<std::optional<PartialShape>>> ShapeInvariants(Interpreter& in, const CallArgs& a, size_t at,
+                                                                   const std::vector<Value>& init) {
+  std::vector<std::optional<PartialShape>> out(init.size());
+  if (a.args.size() <= at || !a.args[at].is(K::kDict)) return out;
+  for (const auto& [key, value] : a.args[at].as_dict()->items) {
+    if (!key.is(K::kStr)) continue;
+    if (key.as_str() != "shape_invariants") {
+      if (key.as_str() == "parallel_iterations" || key.as_str() == "swap_memory") continue;  // no effect here
+      return PyError("ValueError", "set_loop_options() got an unsupported option '" + key.as_str() +
+                                       "' (supported: shape_invariants, parallel_iterations, swap_memory)");
+    }
+    ASSIGN_OR_RETURN(std::vector<Value> pairs, in.Iterate(value));
+    for (const Value& pair : pairs) {
+      ASSIGN_OR_RETURN(std::vector<Value> kv, in.Iterate(pair));
+      if (kv.size() != 2 || !kv[0].is(K::kTensor)) {
+        return PyError("TypeError", "shape_invariants must be a list of (tensor, shape) pairs");
+      }
+      ASSIGN_OR_RETURN(PartialShape shape, ShapeFromValue(kv[1]));
+      bool matched = false;
+      for (size_t i = 0; i < init.size(); ++i) {
+        if (init[i].is(K::kTensor) && init[i].as_tensor() == kv[0].as_tensor()) {
+          out[i] = shape;
+          matched = true;
+        }
+      }
+      if (!matched) {
+        return PyError("ValueError", "a tensor in shape_invariants is not the value of a loop variable of this loop");
+      }
+    }
+  }
+  return out;
 }
 
 Status BecameTensor(const char* loop) {
@@ -78,7 +115,7 @@ StatusOr<Value> StageValue(Interpreter& in, const Value& cond, const std::functi
 }
 
 StatusOr<Value> WhileStmt(Interpreter& in, CallArgs& a) {
-  if (a.args.size() != 5) return Fallback(in, "while_stmt", a);
+  if (a.args.size() != 5 && a.args.size() != 6) return Fallback(in, "while_stmt", a);
   const SourceRange& site = a.site;
   ASSIGN_OR_RETURN(Value first, in.CallNoArgs(a.args[0], site));
   if (!first.is(K::kTensor)) {
@@ -94,16 +131,17 @@ StatusOr<Value> WhileStmt(Interpreter& in, CallArgs& a) {
   }
   ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
   ASSIGN_OR_RETURN(std::vector<Value> init, GetState(in, a.args[2], site));
+  ASSIGN_OR_RETURN(auto invariants, ShapeInvariants(in, a, 5, init));
   RETURN_IF_ERROR(StageWhile(
       in, *tracer, Names(a.args[4]), init, [&]() { return in.CallNoArgs(a.args[0], site); },
       [&]() { return in.CallNoArgs(a.args[1], site).status(); },
       [&]() { return GetState(in, a.args[2], site); },
-      [&](const std::vector<Value>& v) { return SetState(in, a.args[3], v, site); }).status());
+      [&](const std::vector<Value>& v) { return SetState(in, a.args[3], v, site); }, invariants).status());
   return Value::None();
 }
 
 StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
-  if (a.args.size() != 6) return Fallback(in, "for_stmt", a);
+  if (a.args.size() != 6 && a.args.size() != 7) return Fallback(in, "for_stmt", a);
   const SourceRange& site = a.site;
   const Value& iterable = a.args[0];
   const Value& extra_test = a.args[1];
@@ -138,6 +176,8 @@ StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
   std::vector<std::string> names = {"<for index>"};
   for (const std::string& n : Names(a.args[5])) names.push_back(n);
   ASSIGN_OR_RETURN(std::vector<Value> user_init, GetState(in, a.args[3], site));
+  ASSIGN_OR_RETURN(auto invariants, ShapeInvariants(in, a, 6, user_init));
+  invariants.insert(invariants.begin(), std::nullopt);  // the index
   std::vector<Value> init = {Value::Int(0)};
   init.insert(init.end(), user_init.begin(), user_init.end());
   Value index;  // the current iteration's index tensor
@@ -164,7 +204,7 @@ StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
     ASSIGN_OR_RETURN(index, in.BinaryOp(ast::BinOpKind::kAdd, index, Value::Int(1)));
     return absl::OkStatus();
   };
-  RETURN_IF_ERROR(StageWhile(in, *tracer, names, init, test, body, get_state, set_state).status());
+  RETURN_IF_ERROR(StageWhile(in, *tracer, names, init, test, body, get_state, set_state, invariants).status());
   return Value::None();
 }
 

@@ -2,7 +2,6 @@
 // function families (tf_api_*.cc, declared in tf_args.h); also the tracing builtins
 // and the numpy namespace. Each function parses its arguments as TensorFlow does
 // (positional or keyword) and adds ops.
-#include "compiler/autograph/converter.h"
 #include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/tensor_array.h"
@@ -22,13 +21,6 @@ StatusOr<Value> TensorSpec(Interpreter&, CallArgs& call) {
   ASSIGN_OR_RETURN(DType dtype, a.DTypeOr("dtype", DType::kFloat32));
   Value name = a.GetOr("name", Value::None());
   return Value::Obj(std::make_shared<TensorSpecObj>(shape, dtype, name.is(K::kStr) ? name.as_str() : ""));
-}
-
-StatusOr<Value> ToCode(Interpreter&, CallArgs& call) {
-  if (call.args.size() != 1) return PyError("TypeError", "to_code() takes one function");
-  auto fn = call.args[0].object_as<FunctionObj>();
-  if (fn == nullptr || fn->def == nullptr) return PyError("TypeError", "to_code() takes a function defined with def");
-  return Value::Str(autograph::ToCode(*fn->def->As<ast::FunctionDef>()));
 }
 
 }  // namespace
@@ -89,40 +81,8 @@ std::shared_ptr<Namespace> MakeTfModule() {
   tf->Set("TensorSpec", Fn("TensorSpec", TensorSpec));
   tf->Set("Variable", Fn("Variable", MakeVariable));
   tf->Set("TensorArray", Fn("TensorArray", MakeTensorArray));
-  autograph->Set("to_code", Fn("to_code", ToCode));
-  auto experimental = std::make_shared<Namespace>("tensorflow.autograph.experimental");
-  autograph->Set("experimental", Value::Obj(experimental));
-  Value set_element_type = Fn("set_element_type", [](Interpreter&, CallArgs& call) -> StatusOr<Value> {
-    if (call.args.size() < 2 || !call.args[0].is(K::kList)) {
-      return PyError("TypeError", "set_element_type(list, dtype) takes a Python list and a dtype");
-    }
-    ASSIGN_OR_RETURN(DType dtype, DTypeFromValue(call.args[1]));
-    call.args[0].as_list()->element_dtype = static_cast<int>(dtype);
-    return Value::None();
-  });
-  experimental->Set("set_element_type", set_element_type);
-  autograph->Set("set_element_type", set_element_type);
+  AddFunctionAndAutograph(*tf, *autograph);
   autograph->Set("stack", *tf->Find("stack"));
-  // @tf.function and @tf.function(...): this stage traces the whole call, so a
-  // decorated function is the function itself (inlined when called from another).
-  tf->Set("function", Fn("function", [](Interpreter& in, CallArgs& call) -> StatusOr<Value> {
-    if (call.args.size() == 1 && call.args[0].object_as<FunctionObj>()) return call.args[0];
-    std::optional<std::vector<Value>> signature;
-    for (const auto& [k, v] : call.kwargs) {
-      if (k != "input_signature" || v.is_none()) continue;
-      ASSIGN_OR_RETURN(std::vector<Value> specs, in.Iterate(v));
-      for (const Value& s : specs) {
-        if (!s.object_as<TensorSpecObj>()) return PyError("TypeError", "input_signature must be a list of tf.TensorSpec");
-      }
-      signature = std::move(specs);
-    }
-    return Fn("function", [signature](Interpreter&, CallArgs& inner) -> StatusOr<Value> {
-      auto fn = inner.args.size() == 1 ? inner.args[0].object_as<FunctionObj>() : nullptr;
-      if (fn == nullptr) return PyError("TypeError", "tf.function(...) decorates one function");
-      if (signature) fn->input_signature = signature;
-      return inner.args[0];
-    });
-  }));
   return tf;
 }
 

@@ -6,6 +6,7 @@
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/staging.h"
 #include "compiler/tracer/tf_args.h"
+#include "compiler/tracer/tf_objects.h"
 
 namespace graphd::compiler::tracer {
 namespace {
@@ -181,8 +182,10 @@ class WhileLoop {
 
   // A While node; with `max_iterations` (a scalar int32 tensor value or None) a
   // counter runs beside the loop variables and ends the loop there.
-  StatusOr<Value> Stage(Tracer& t, const Value& max_iterations) {
+  StatusOr<Value> Stage(Tracer& t, const Value& max_iterations, const Value& shape_invariants) {
     const bool counted = !max_iterations.is_none();
+    ASSIGN_OR_RETURN(std::vector<std::optional<PartialShape>> invariants, Invariants(shape_invariants));
+    if (counted) invariants.insert(invariants.begin(), std::nullopt);
     for (Value& v : state_) {  // variables enter the loop as their values
       if (IsTensorLikeObject(v)) {
         ASSIGN_OR_RETURN(OutputRef r, t.ToTensor(v));
@@ -221,13 +224,32 @@ class WhileLoop {
       state_.assign(v.begin() + (counted ? 1 : 0), v.end());
       return absl::OkStatus();
     };
-    // shape_invariants are not applied here: StageWhile checks that every loop
-    // variable keeps its shape (see staging.h).
-    ASSIGN_OR_RETURN(std::vector<Value> out, StageWhile(in_, t, names, init, test, body, get_state, set_state));
+    ASSIGN_OR_RETURN(std::vector<Value> out,
+                     StageWhile(in_, t, names, init, test, body, get_state, set_state, invariants));
     return Result(std::vector<Value>(out.begin() + (counted ? 1 : 0), out.end()));
   }
 
  private:
+  // shape_invariants, one shape per loop variable (loop_vars flat, or one variable);
+  // empty when not given.
+  StatusOr<std::vector<std::optional<PartialShape>>> Invariants(const Value& given) const {
+    std::vector<std::optional<PartialShape>> out;
+    if (given.is_none()) return out;
+    std::vector<Value> shapes = {given};
+    if (!single_) {
+      ASSIGN_OR_RETURN(shapes, in_.Iterate(given));
+      if (shapes.size() != state_.size() || shapes.size() != Items(structure_).size()) {
+        return PyError("ValueError", "shape_invariants must have one shape per loop variable (" +
+                                         std::to_string(state_.size()) + "), got " + PyRepr(given));
+      }
+    }
+    for (const Value& shape : shapes) {
+      ASSIGN_OR_RETURN(PartialShape p, ShapeFromValue(shape));
+      out.push_back(p);
+    }
+    return out;
+  }
+
   Value Result(const std::vector<Value>& leaves) const {
     Value packed = Pack(structure_, leaves);
     return single_ ? Items(packed)[0] : packed;
@@ -270,7 +292,7 @@ StatusOr<Value> WhileLoopFn(Interpreter& in, CallArgs& call) {
     ASSIGN_OR_RETURN(OutputRef r, tracer->ToTensor(max_iterations));
     ASSIGN_OR_RETURN(max_iterations, tracer->Op("Cast", {r}, {{"DstT", DType::kInt32}}, "maximum_iterations"));
   }
-  return loop.Stage(*tracer, max_iterations);
+  return loop.Stage(*tracer, max_iterations, a.GetOr("shape_invariants", Value::None()));
 }
 
 // --- tf.Assert, tf.print ---
@@ -307,7 +329,13 @@ StatusOr<Value> Assert(Interpreter& in, CallArgs& call) {
 
 StatusOr<Value> TfPrint(Interpreter& in, CallArgs& call) {
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
-  return PrintOp(*t, call.args, KwString(call, "sep", " "), KwString(call, "end", "\n"), "stderr");
+  std::vector<Value> values = call.args;
+  for (Value& v : values) {  // tf.print shows a variable's value, as TensorFlow does
+    if (v.is(K::kObject) && v.as_object() && v.as_object()->IsTensorLike()) {
+      ASSIGN_OR_RETURN(v, v.as_object()->AsTensor(in));
+    }
+  }
+  return PrintOp(*t, values, KwString(call, "sep", " "), KwString(call, "end", "\n"), "stderr");
 }
 
 }  // namespace

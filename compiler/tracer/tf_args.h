@@ -79,6 +79,9 @@ void AddMathFunctions(Namespace& tf, Namespace& math, Namespace& linalg);
 void AddNnFunctions(Namespace& nn);
 // cond while_loop Assert (also tf.debugging.Assert) print.
 void AddControlFunctions(Namespace& tf, Namespace& debugging);
+// tf.function, tf.TensorShape, tf.autograph (to_code, to_graph, convert,
+// experimental.set_element_type / set_loop_options).
+void AddFunctionAndAutograph(Namespace& tf, Namespace& autograph);
 // tf.strings.join/length, tf.random.stateless_uniform/normal.
 void AddStringAndRandomFunctions(Namespace& strings, Namespace& random);
 

@@ -92,6 +92,9 @@ StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, c
   if (!result.ok()) return result.status();
   std::vector<OutputRef> results;
   ASSIGN_OR_RETURN(cf.output_template, Split(tracer, *result, results));
+  for (int i = 0; i < root.graph().num_nodes(); ++i) {
+    cf.traced_nodes.emplace_back(root.graph().node(i)->name(), root.graph().node(i)->op_name());
+  }
   ASSIGN_OR_RETURN(cf.function, root.Finish(std::move(results)));
   return cf;
 }

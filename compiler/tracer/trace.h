@@ -27,6 +27,9 @@ struct ConcreteFunction {
   FunctionRef function;       // arguments: the tensor arguments in order
   Value output_template;      // the returned structure, tensors as OutputSlots
   std::string trace_stdout;   // what print() wrote while tracing
+  // The top-level nodes as traced, before the passes (name, op): what TensorFlow's
+  // FuncGraph shows (cf.graph.as_graph_def().node in source).
+  std::vector<std::pair<std::string, std::string>> traced_nodes;
 };
 
 // A positional or keyword argument of a trace: a TensorSpecObj (a tensor argument)

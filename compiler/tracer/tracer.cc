@@ -80,12 +80,39 @@ Value Tracer::Wrap(OutputRef ref) {
   return Value::Tensor(std::move(t));
 }
 
+namespace {
+
+// The dtype of the first tensor in a (nested) list or tuple, or kInvalid.
+DType FirstTensorDType(const Value& v) {
+  if (v.is(K::kTensor)) return v.as_tensor()->dtype;
+  if (v.is(K::kList) || v.is(K::kTuple)) {
+    for (const Value& item : v.is(K::kList) ? v.as_list()->items : v.as_tuple()) {
+      DType d = FirstTensorDType(item);
+      if (d != DType::kInvalid) return d;
+    }
+  }
+  return DType::kInvalid;
+}
+
+}  // namespace
+
 StatusOr<OutputRef> Tracer::ToTensor(const Value& v, DType hint) {
   if (v.is(K::kTensor)) return scope().Bring(*v.as_tensor());
   if (v.is(K::kObject) && v.as_object() && v.as_object()->IsTensorLike()) {
     if (interp_ == nullptr) return PyError("TypeError", "no interpreter to read the variable");
     ASSIGN_OR_RETURN(Value t, v.as_object()->AsTensor(const_cast<Interpreter&>(*interp_)));
     return scope().Bring(*t.as_tensor());
+  }
+  if ((v.is(K::kList) || v.is(K::kTuple)) && FirstTensorDType(v) != DType::kInvalid) {
+    // A list holding tensors packs them, as tf.convert_to_tensor does: [x, 1] -> stack.
+    DType element = hint != DType::kInvalid ? hint : FirstTensorDType(v);
+    std::vector<OutputRef> parts;
+    for (const Value& item : v.is(K::kList) ? v.as_list()->items : v.as_tuple()) {
+      ASSIGN_OR_RETURN(OutputRef r, ToTensor(item, element));
+      parts.push_back(r);
+    }
+    ASSIGN_OR_RETURN(Value packed, Op("Pack", std::move(parts), {{"axis", int64_t{0}}}, "packed"));
+    return ToTensor(packed);
   }
   ASSIGN_OR_RETURN(Tensor t, PythonToTensor(v, hint));
   ASSIGN_OR_RETURN(const Node* c, scope().Add("Const", "Const", {}, {{"value", t}}));

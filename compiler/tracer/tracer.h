@@ -55,6 +55,16 @@ class Tracer : public TensorHooks {
   StatusOr<Value> GetAttr(Interpreter& interp, const Value& tensor, const std::string& name) override;
   StatusOr<Value> Subscript(Interpreter& interp, const Value& tensor, const Value& index) override;
   StatusOr<std::vector<Value>> Iterate(Interpreter& interp, const Value& tensor) override;
+  // Eager mode hands @tf.function calls to the runner; a trace inlines them.
+  std::optional<StatusOr<Value>> CallFunction(Interpreter& interp, const Value& fn, CallArgs& args,
+                                              const std::vector<Value>& concrete) override {
+    if (eager_ == nullptr) return std::nullopt;
+    return eager_->CallFunction(interp, fn, args, concrete);
+  }
+  std::optional<StatusOr<Value>> GetConcreteFunction(Interpreter& interp, const Value& fn, CallArgs& args) override {
+    if (eager_ == nullptr) return std::nullopt;
+    return eager_->GetConcreteFunction(interp, fn, args);
+  }
 
  private:
   StatusOr<Value> RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs);

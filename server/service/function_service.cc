@@ -16,6 +16,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
     resp->set_module_id(loaded.module_id);
     for (const std::string& f : loaded.functions) resp->add_function(f);
     resp->set_stdout(loaded.stdout_text);
+    resp->set_stderr(loaded.stderr_text);
     return absl::OkStatus();
   });
 }

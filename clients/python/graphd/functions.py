@@ -165,4 +165,6 @@ def load_module(client, source, filename="<module>"):
         session_handle=client.session_handle, source=source, filename=filename))
     if response.stdout:
         sys.stdout.write(response.stdout)
+    if response.stderr:
+        sys.stderr.write(response.stderr)
     return Module(client, response.module_id, response.function)
