@@ -119,6 +119,13 @@ def target(server):
 
 
 @pytest.fixture
+def client(target):
+    """A graphd.connect session on the shared server, closed after the test."""
+    with graphd.connect(target) as c:
+        yield c
+
+
+@pytest.fixture
 def start_server(tmp_path):
     """Factory: ``start_server("--max-sessions", "2")`` -> ServerProcess,
     stopped at teardown."""
