@@ -1,59 +1,18 @@
 // Source to results: seed-document functions parsed, converted by AutoGraph, traced
 // into concrete functions, planned and executed on the CPU device. The values, trace
 // output and errors are those the seed articles show.
-#include "compiler/autograph/converter.h"
-#include "compiler/frontend/parser.h"
-#include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
-#include "compiler/tracer/tf_objects.h"
-#include "compiler/tracer/trace.h"
-#include "compiler/tracer/tracer.h"
 #include "gmock/gmock.h"
-#include "tests/conformance/cpu/test_util.h"
+#include "tests/conformance/trace/trace_harness.h"
 
 namespace graphd::compiler::tracer {
 namespace {
 
 using ::testing::HasSubstr;
 
-class Module {
- public:
-  explicit Module(const std::string& source) {
-    auto parsed = ParseModule(std::make_shared<SourceFile>("seed.py", source));
-    EXPECT_TRUE(parsed.ok()) << parsed.status();
-    module_ = std::make_shared<ast::Module>(autograph::ConvertModule(*parsed));
-    globals_ = std::make_shared<Namespace>("__main__");
-    globals_->Set("ag__", Value::Obj(MakeStagingRuntime()));
-    interp_ = std::make_unique<Interpreter>(globals_, MakeBuiltins());
-    Value tf = Value::Obj(MakeTfModule());
-    interp_->RegisterModule("tensorflow", tf);
-    interp_->RegisterModule("tensorflow.compat.v2", tf);
-    Status s = interp_->ExecModule(*module_);
-    EXPECT_TRUE(s.ok()) << s;
-  }
-
-  StatusOr<ConcreteFunction> Trace(const std::string& name, std::vector<Value> args) {
-    const Value* fn = globals_->Find(name);
-    if (fn == nullptr) return errors::NotFound(name);
-    return TraceFunction(*interp_, *fn, TraceArgs{.args = std::move(args)});
-  }
-
- private:
-  std::shared_ptr<ast::Module> module_;
-  std::shared_ptr<Namespace> globals_;
-  std::unique_ptr<Interpreter> interp_;
-};
-
-Value Spec(DType dtype, std::vector<int64_t> dims = {}) {
-  return Value::Obj(std::make_shared<TensorSpecObj>(PartialShape(dims), dtype, ""));
-}
-
-StatusOr<std::vector<Tensor>> Execute(const ConcreteFunction& cf, std::vector<Tensor> feeds) {
-  ASSIGN_OR_RETURN(auto plan, executor::Plan::Build(SpecForFunction(*cf.function), executor::test::Device()));
-  VariableStore vars;
-  CancellationToken token;
-  return executor::Execute(*plan, std::move(feeds), {.variables = &vars, .cancellation = &token});
-}
+using Module = test::SourceModule;
+using test::Execute;
+using test::Spec;
 
 constexpr char kSeeds[] = R"py(
 import tensorflow as tf
