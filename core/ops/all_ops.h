@@ -11,6 +11,7 @@ void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul
 void RegisterUnaryOps(OpRegistry& registry);  // Abs, Neg, Exp, Log, Round, ... (unary math)
 void RegisterReductionOps(OpRegistry& registry);  // Sum..Prod, Any, All, ArgMax/Min, Cumsum
 void RegisterNnOps(OpRegistry& registry);     // activations, (Log)Softmax, BiasAdd
+void RegisterActivationOps(OpRegistry& registry);  // Elu, Selu, LeakyRelu, Softplus, ...
 void RegisterConvOps(OpRegistry& registry);   // Conv2D, MaxPool, AvgPool
 void RegisterShapeOps(OpRegistry& registry);  // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
 void RegisterGeneratorOps(OpRegistry& registry);  // Fill, *Like, Eye, Range, LinSpace, random
@@ -33,6 +34,7 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterUnaryOps(registry);
   RegisterReductionOps(registry);
   RegisterNnOps(registry);
+  RegisterActivationOps(registry);
   RegisterConvOps(registry);
   RegisterShapeOps(registry);
   RegisterGeneratorOps(registry);

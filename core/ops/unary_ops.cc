@@ -1,5 +1,8 @@
 // Unary elementwise math: Abs, Neg, Sign, Square (float and int32/int64); Exp, Log,
-// Sqrt, Rsqrt, Sin, Cos, Round (half to even), Floor, Ceil, Reciprocal (float).
+// Sqrt, Rsqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf,
+// Round (half to even), Floor, Ceil, Reciprocal (float). IsNan and IsInf (float in,
+// bool out); IsInf's bool attrs detect_positive / detect_negative (default true) pick
+// which infinities count.
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/op_util.h"
@@ -22,16 +25,27 @@ Status InferSignedMath(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+Status InferFloatPredicate(InferenceContext& c) {
+  RETURN_IF_ERROR(ops::CheckDType(c, c.input(0).dtype, ops::kFloatDTypes, "input dtype"));
+  RETURN_IF_ERROR(c.AttrOr<bool>("detect_positive", true).status());
+  RETURN_IF_ERROR(c.AttrOr<bool>("detect_negative", true).status());
+  c.AddOutput(DType::kBool, c.input(0).shape);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterUnaryOps(OpRegistry& r) {
   for (const char* name : {"Abs", "Neg", "Sign", "Square"}) {
     r.Register({.name = name, .num_inputs = 1, .infer = InferSignedMath});
   }
-  for (const char* name : {"Exp", "Log", "Sqrt", "Rsqrt", "Sin", "Cos", "Round", "Floor", "Ceil",
-                           "Reciprocal"}) {
+  for (const char* name : {"Exp", "Log", "Sqrt", "Rsqrt", "Sin", "Cos", "Tan", "Asin", "Acos",
+                           "Atan", "Sinh", "Cosh", "Asinh", "Acosh", "Atanh", "Erf", "Round",
+                           "Floor", "Ceil", "Reciprocal"}) {
     r.Register({.name = name, .num_inputs = 1, .infer = InferFloatMath});
   }
+  r.Register({.name = "IsNan", .num_inputs = 1, .infer = InferFloatPredicate});
+  r.Register({.name = "IsInf", .num_inputs = 1, .infer = InferFloatPredicate});
 }
 
 }  // namespace graphd

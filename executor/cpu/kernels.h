@@ -25,6 +25,7 @@ void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, ..., 
 void RegisterMatMulKernels(KernelRegistry& r);      // MatMul
 void RegisterUnaryKernels(KernelRegistry& r);       // Abs, Neg, Sign, Exp, Log, Round, ...
 void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, Gelu, (Log)Softmax
+void RegisterParamActivationKernels(KernelRegistry& r);  // Elu, Selu, LeakyRelu, Softplus, ...
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
 void RegisterConvKernels(KernelRegistry& r);        // Conv2D
@@ -51,6 +52,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterMatMulKernels(r);
   RegisterUnaryKernels(r);
   RegisterActivationKernels(r);
+  RegisterParamActivationKernels(r);
   RegisterReductionKernels(r);
   RegisterScanKernels(r);
   RegisterConvKernels(r);

@@ -1,5 +1,7 @@
 // Unary math: Abs, Neg, Sign, Square (float32/float64/int32/int64); Exp, Log, Sqrt,
-// Rsqrt, Sin, Cos, Round (half to even), Floor, Ceil, Reciprocal (float32/float64).
+// Rsqrt, Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Round
+// (half to even), Floor, Ceil, Reciprocal (float32/float64); IsNan, IsInf (float in,
+// bool out).
 // float32 tensors of kDnnlMinElements or more use oneDNN eltwise where it has the
 // function; everything else is a plain loop.
 #include <cmath>
@@ -8,6 +10,7 @@
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/node_attrs.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -15,7 +18,8 @@ namespace {
 constexpr int64_t kDnnlMinElements = 1024;
 constexpr int64_t kChunk = int64_t{1} << 16;
 
-enum class Unary { kAbs, kNeg, kSign, kSquare, kExp, kLog, kSqrt, kRsqrt, kSin, kCos, kRound,
+enum class Unary { kAbs, kNeg, kSign, kSquare, kExp, kLog, kSqrt, kRsqrt, kSin, kCos, kTan,
+                   kAsin, kAcos, kAtan, kSinh, kCosh, kAsinh, kAcosh, kAtanh, kErf, kRound,
                    kFloor, kCeil, kReciprocal };
 
 template <typename T>
@@ -41,6 +45,16 @@ T Apply(Unary op, T x) {
       case Unary::kRsqrt: return T(1) / std::sqrt(x);
       case Unary::kSin: return std::sin(x);
       case Unary::kCos: return std::cos(x);
+      case Unary::kTan: return std::tan(x);
+      case Unary::kAsin: return std::asin(x);
+      case Unary::kAcos: return std::acos(x);
+      case Unary::kAtan: return std::atan(x);
+      case Unary::kSinh: return std::sinh(x);
+      case Unary::kCosh: return std::cosh(x);
+      case Unary::kAsinh: return std::asinh(x);
+      case Unary::kAcosh: return std::acosh(x);
+      case Unary::kAtanh: return std::atanh(x);
+      case Unary::kErf: return std::erf(x);
       case Unary::kRound: return std::nearbyint(x);  // default rounding: half to even
       case Unary::kFloor: return std::floor(x);
       case Unary::kCeil: return std::ceil(x);
@@ -109,6 +123,34 @@ class UnaryKernel : public OpKernel {
   PrimitiveCache<dnnl::eltwise_forward> cache_;
 };
 
+// IsNan, IsInf: float32/float64 in, bool out. IsInf counts +inf when detect_positive
+// and -inf when detect_negative (both default true).
+KernelFactory FloatPredicateFactory(bool is_nan) {
+  return [is_nan](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+    const bool pos = is_nan || AttrOr<bool>(node, "detect_positive", true);
+    const bool neg = is_nan || AttrOr<bool>(node, "detect_negative", true);
+    return std::make_unique<FnKernel>([=](KernelContext& ctx) -> Status {
+      const Tensor& x = ctx.input(0);
+      ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape()));
+      bool* out = y->data<bool>();
+      auto run = [&]<typename T>(const T* in) {
+        for (int64_t i = 0; i < x.num_elements(); ++i) {
+          const T v = in[i];
+          out[i] = is_nan ? std::isnan(v) : std::isinf(v) && (v > 0 ? pos : neg);
+        }
+      };
+      if (x.dtype() == DType::kFloat32) {
+        run(x.data<float>());
+      } else if (x.dtype() == DType::kFloat64) {
+        run(x.data<double>());
+      } else {
+        return ctx.Error(absl::StrCat("dtype ", DTypeName(x.dtype()), " is not supported"));
+      }
+      return absl::OkStatus();
+    });
+  };
+}
+
 KernelFactory Factory(Unary op) {
   return [op](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
     return std::make_unique<UnaryKernel>(op);
@@ -130,10 +172,22 @@ void RegisterUnaryKernels(KernelRegistry& r) {
   r.Register("Rsqrt", kCpu, float_types, Factory(Unary::kRsqrt));
   r.Register("Sin", kCpu, float_types, Factory(Unary::kSin));
   r.Register("Cos", kCpu, float_types, Factory(Unary::kCos));
+  r.Register("Tan", kCpu, float_types, Factory(Unary::kTan));
+  r.Register("Asin", kCpu, float_types, Factory(Unary::kAsin));
+  r.Register("Acos", kCpu, float_types, Factory(Unary::kAcos));
+  r.Register("Atan", kCpu, float_types, Factory(Unary::kAtan));
+  r.Register("Sinh", kCpu, float_types, Factory(Unary::kSinh));
+  r.Register("Cosh", kCpu, float_types, Factory(Unary::kCosh));
+  r.Register("Asinh", kCpu, float_types, Factory(Unary::kAsinh));
+  r.Register("Acosh", kCpu, float_types, Factory(Unary::kAcosh));
+  r.Register("Atanh", kCpu, float_types, Factory(Unary::kAtanh));
+  r.Register("Erf", kCpu, float_types, Factory(Unary::kErf));
   r.Register("Round", kCpu, float_types, Factory(Unary::kRound));
   r.Register("Floor", kCpu, float_types, Factory(Unary::kFloor));
   r.Register("Ceil", kCpu, float_types, Factory(Unary::kCeil));
   r.Register("Reciprocal", kCpu, float_types, Factory(Unary::kReciprocal));
+  r.Register("IsNan", kCpu, DType::kBool, FloatPredicateFactory(true));
+  r.Register("IsInf", kCpu, DType::kBool, FloatPredicateFactory(false));
 }
 
 }  // namespace graphd::executor::cpu
