@@ -12,6 +12,10 @@
 //   Softsign                 x / (1 + |x|)
 // Attributes are numbers (float or int). Selu's defaults are ONNX's (= TensorFlow's
 // fixed constants).
+// With tensor operands, each broadcastable to x's shape (which the output keeps):
+//   PRelu(x, slope)          x >= 0 ? x : slope * x                 (float32, float64)
+//   ClipByValue(x, lo, hi)   min(max(x, lo), hi), so hi wins when lo > hi (numbers)
+// Hardmax(x; axis=-1): 1 at the first maximum along `axis`, 0 elsewhere (float32/64).
 #include "core/ops/activation_ops.h"
 
 #include "core/graph/op_registry.h"
@@ -53,24 +57,80 @@ Status InferShrink(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+// OK when `operand` broadcasts to `target` without changing it (ONNX's unidirectional
+// broadcasting), as far as the known dims tell.
+Status CheckBroadcastsTo(InferenceContext& c, const PartialShape& operand,
+                         const PartialShape& target, absl::string_view what) {
+  if (!operand.known_rank() || !target.known_rank()) return absl::OkStatus();
+  auto error = [&] {
+    return c.Error(absl::StrCat(what, " ", operand.ToString(), " does not broadcast to ",
+                                target.ToString()));
+  };
+  if (operand.rank() > target.rank()) return error();
+  for (int i = 0; i < operand.rank(); ++i) {
+    int64_t d = operand.dim(i), t = target.dim(target.rank() - operand.rank() + i);
+    if (d != kUnknownDim && d != 1 && t != kUnknownDim && d != t) return error();
+  }
+  return absl::OkStatus();
+}
+
+// PRelu(x, slope), ClipByValue(x, lo, hi): operands of x's dtype broadcasting to x.
+Status InferBroadcastToFirst(InferenceContext& c, std::span<const DType> dtypes) {
+  const TensorType& x = c.input(0);
+  RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, dtypes, "input dtype"));
+  for (int i = 1; i < c.num_inputs(); ++i) {
+    if (c.input(i).dtype != x.dtype) {
+      return c.Error(absl::StrCat("input ", i, " is ", DTypeName(c.input(i).dtype), " but x is ",
+                                  DTypeName(x.dtype)));
+    }
+    RETURN_IF_ERROR(CheckBroadcastsTo(c, c.input(i).shape, x.shape, absl::StrCat("input ", i)));
+  }
+  c.AddOutput(x.dtype, x.shape);
+  return absl::OkStatus();
+}
+
+Status InferHardmax(InferenceContext& c) {
+  const TensorType& x = c.input(0);
+  RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, ops::kFloatDTypes, "input dtype"));
+  ASSIGN_OR_RETURN(int64_t axis, c.AttrOr<int64_t>("axis", -1));
+  if (x.shape.known_rank()) {
+    if (x.shape.rank() == 0) return c.Error("input must have rank >= 1");
+    RETURN_IF_ERROR(ops::CanonicalAxis(c, axis, x.shape.rank()).status());
+  }
+  c.AddOutput(x.dtype, x.shape);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterActivationOps(OpRegistry& r) {
   r.Register({.name = "Elu", .num_inputs = 1,
-              .infer = [](InferenceContext& c) { return InferActivation(c, {{"alpha", ops::kEluAlpha}}); }});
+              .infer = [](InferenceContext& c) {
+                return InferActivation(c, {{"alpha", ops::kEluAlpha}});
+              }});
   r.Register({.name = "Selu", .num_inputs = 1, .infer = [](InferenceContext& c) {
                 return InferActivation(c, {{"alpha", ops::kSeluAlpha}, {"gamma", ops::kSeluGamma}});
               }});
   r.Register({.name = "Celu", .num_inputs = 1, .infer = InferCelu});
   r.Register({.name = "LeakyRelu", .num_inputs = 1,
-              .infer = [](InferenceContext& c) { return InferActivation(c, {{"alpha", ops::kLeakyReluAlpha}}); }});
+              .infer = [](InferenceContext& c) {
+                return InferActivation(c, {{"alpha", ops::kLeakyReluAlpha}});
+              }});
   r.Register({.name = "HardSigmoid", .num_inputs = 1, .infer = [](InferenceContext& c) {
-                return InferActivation(c, {{"alpha", ops::kHardSigmoidAlpha}, {"beta", ops::kHardSigmoidBeta}});
+                return InferActivation(
+                    c, {{"alpha", ops::kHardSigmoidAlpha}, {"beta", ops::kHardSigmoidBeta}});
               }});
   r.Register({.name = "ThresholdedRelu", .num_inputs = 1, .infer = [](InferenceContext& c) {
                 return InferActivation(c, {{"alpha", ops::kThresholdedReluAlpha}});
               }});
   r.Register({.name = "Shrink", .num_inputs = 1, .infer = InferShrink});
+  r.Register({.name = "PRelu", .num_inputs = 2, .infer = [](InferenceContext& c) {
+                return InferBroadcastToFirst(c, ops::kFloatDTypes);
+              }});
+  r.Register({.name = "ClipByValue", .num_inputs = 3, .infer = [](InferenceContext& c) {
+                return InferBroadcastToFirst(c, ops::kNumberDTypes);
+              }});
+  r.Register({.name = "Hardmax", .num_inputs = 1, .infer = InferHardmax});
   for (const char* name : {"HardSwish", "Softplus", "Softsign"}) {
     r.Register({.name = name, .num_inputs = 1,
                 .infer = [](InferenceContext& c) { return InferActivation(c, {}); }});

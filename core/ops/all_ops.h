@@ -11,7 +11,9 @@ void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul
 void RegisterUnaryOps(OpRegistry& registry);  // Abs, Neg, Exp, Log, Round, ... (unary math)
 void RegisterReductionOps(OpRegistry& registry);  // Sum..Prod, Any, All, ArgMax/Min, Cumsum
 void RegisterNnOps(OpRegistry& registry);     // activations, (Log)Softmax, BiasAdd
-void RegisterActivationOps(OpRegistry& registry);  // Elu, Selu, LeakyRelu, Softplus, ...
+void RegisterActivationOps(OpRegistry& registry);  // Elu, Selu, LeakyRelu, PRelu, Hardmax, ClipByValue, ...
+void RegisterBitwiseOps(OpRegistry& registry);  // LeftShift, RightShift
+void RegisterMatrixOps(OpRegistry& registry);   // Trilu
 void RegisterConvOps(OpRegistry& registry);   // Conv2D, MaxPool, AvgPool
 void RegisterShapeOps(OpRegistry& registry);  // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
 void RegisterGeneratorOps(OpRegistry& registry);  // Fill, *Like, Eye, Range, LinSpace, random
@@ -35,6 +37,8 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterReductionOps(registry);
   RegisterNnOps(registry);
   RegisterActivationOps(registry);
+  RegisterBitwiseOps(registry);
+  RegisterMatrixOps(registry);
   RegisterConvOps(registry);
   RegisterShapeOps(registry);
   RegisterGeneratorOps(registry);

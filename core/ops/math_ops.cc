@@ -1,4 +1,5 @@
-// Binary elementwise ops with numpy broadcasting, and MatMul.
+// Binary elementwise ops with numpy broadcasting, and MatMul. FloorMod's result takes
+// the divisor's sign (Python's %), TruncateMod's the dividend's (C's fmod and %).
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 
@@ -61,7 +62,8 @@ Status InferMatMul(InferenceContext& c) {
 
 void RegisterMathOps(OpRegistry& r) {
   for (const char* name :
-       {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow"}) {
+       {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "TruncateMod",
+        "Pow"}) {
     r.Register({.name = name, .num_inputs = 2, .infer = InferBinary});
   }
   r.Register({.name = "MatMul", .num_inputs = 2, .infer = InferMatMul});

@@ -1,5 +1,5 @@
-// Add, Sub, Mul, Div, Maximum, Minimum, FloorDiv, FloorMod, Pow, and BiasAdd (an Add
-// with the bias viewed along the channel dimension).
+// Add, Sub, Mul, Div, Maximum, Minimum, FloorDiv, FloorMod, TruncateMod, Pow, and
+// BiasAdd (an Add with the bias viewed along the channel dimension).
 #include "executor/cpu/elementwise.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
@@ -31,7 +31,8 @@ Status BiasAddFn(KernelContext& ctx) {
 
 void RegisterBinaryKernels(KernelRegistry& r) {
   for (const char* name :
-       {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "Pow"}) {
+       {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "TruncateMod",
+        "Pow"}) {
     r.Register(name, kCpu, kArithmeticDTypes,
                [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
                  ASSIGN_OR_RETURN(BinaryOp op, BinaryOpFromName(node.op_name()));

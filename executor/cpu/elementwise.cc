@@ -93,7 +93,8 @@ template <typename T>
 Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out,
             const CancellationToken* token) {
   if constexpr (std::is_integral_v<T>) {
-    if (op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod) {
+    if (op == BinaryOp::kDiv || op == BinaryOp::kFloorDiv || op == BinaryOp::kFloorMod ||
+        op == BinaryOp::kTruncateMod) {
       RETURN_IF_ERROR(CheckIntegerDivision<T>(a, b));
     }
     if (op == BinaryOp::kPow) {
@@ -112,6 +113,12 @@ Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out,
     case BinaryOp::kMin: return run([](T x, T y) { return std::min(x, y); });
     case BinaryOp::kFloorDiv: return run([](T x, T y) { return FloorDiv(x, y); });
     case BinaryOp::kFloorMod: return run([](T x, T y) { return FloorMod(x, y); });
+    case BinaryOp::kTruncateMod:
+      if constexpr (std::is_integral_v<T>) {
+        return run([](T x, T y) { return static_cast<T>(x % y); });
+      } else {
+        return run([](T x, T y) { return std::fmod(x, y); });
+      }
     case BinaryOp::kPow:
       if constexpr (std::is_integral_v<T>) {
         return run([](T x, T y) { return IntPow(x, y); });
@@ -165,6 +172,7 @@ StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op) {
   if (op == "Minimum") return BinaryOp::kMin;
   if (op == "FloorDiv") return BinaryOp::kFloorDiv;
   if (op == "FloorMod") return BinaryOp::kFloorMod;
+  if (op == "TruncateMod") return BinaryOp::kTruncateMod;
   if (op == "Pow") return BinaryOp::kPow;
   return errors::InvalidArgument(absl::StrCat("'", op, "' is not a binary elementwise op"));
 }

@@ -10,7 +10,9 @@
 
 namespace graphd::executor::cpu {
 
-enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kFloorDiv, kFloorMod, kPow };
+// kTruncateMod is C's fmod / %: the result takes the sign of the dividend.
+enum class BinaryOp { kAdd, kSub, kMul, kDiv, kMax, kMin, kFloorDiv, kFloorMod, kTruncateMod,
+                      kPow };
 
 // The op named by a graph op ("Add", ...); InvalidArgument when not binary.
 StatusOr<BinaryOp> BinaryOpFromName(absl::string_view op);

@@ -25,7 +25,9 @@ void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, ..., 
 void RegisterMatMulKernels(KernelRegistry& r);      // MatMul
 void RegisterUnaryKernels(KernelRegistry& r);       // Abs, Neg, Sign, Exp, Log, Round, ...
 void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, Gelu, (Log)Softmax
-void RegisterParamActivationKernels(KernelRegistry& r);  // Elu, Selu, LeakyRelu, Softplus, ...
+void RegisterParamActivationKernels(KernelRegistry& r);  // Elu, Selu, LeakyRelu, PRelu, Hardmax, ...
+void RegisterBitwiseKernels(KernelRegistry& r);     // LeftShift, RightShift
+void RegisterMatrixKernels(KernelRegistry& r);      // Trilu
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
 void RegisterConvKernels(KernelRegistry& r);        // Conv2D
@@ -53,6 +55,8 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterUnaryKernels(r);
   RegisterActivationKernels(r);
   RegisterParamActivationKernels(r);
+  RegisterBitwiseKernels(r);
+  RegisterMatrixKernels(r);
   RegisterReductionKernels(r);
   RegisterScanKernels(r);
   RegisterConvKernels(r);

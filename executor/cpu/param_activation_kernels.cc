@@ -3,10 +3,16 @@
 // float64. float32 tensors of kDnnlMinElements or more run oneDNN eltwise where it has
 // the function (LeakyRelu = relu with alpha, Elu, Softplus = soft_relu, HardSwish);
 // everything else is a plain loop that polls cancellation between chunks.
+// PRelu (float32/64) and ClipByValue (numbers) broadcast their operands to x's shape;
+// Hardmax (float32/64) marks the first maximum along its axis (NaN counts as largest,
+// as numpy's argmax has it).
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 
 #include "core/ops/activation_ops.h"
+#include "executor/cpu/broadcast.h"
+#include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
@@ -126,6 +132,88 @@ KernelFactory Factory(Act act, const char* alpha = nullptr, double alpha_default
   };
 }
 
+// Runtime check of what inference could not see through unknown dims: `operand`
+// broadcasts to `x` without changing x's shape.
+Status CheckBroadcastsTo(KernelContext& ctx, const Shape& operand, const Shape& x) {
+  auto b = BroadcastShapes(x, operand);
+  if (!b.ok() || b->ToShape() != x) {
+    return ctx.Error(absl::StrCat("operand ", operand.ToString(), " does not broadcast to ",
+                                  x.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+Status PReluFn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& slope = ctx.input(1);
+  RETURN_IF_ERROR(CheckBroadcastsTo(ctx, slope.shape(), x.shape()));
+  ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape()));
+  auto run = [&]<typename T>() {
+    return BroadcastApply<T, T, T>(
+        x, slope, *y, [](T v, T s) { return v >= 0 ? v : s * v; }, &ctx.cancellation());
+  };
+  if (x.dtype() == DType::kFloat32) return run.template operator()<float>();
+  if (x.dtype() == DType::kFloat64) return run.template operator()<double>();
+  return ctx.Error(absl::StrCat("dtype ", DTypeName(x.dtype()), " is not supported"));
+}
+
+Status ClipByValueFn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Tensor& lo = ctx.input(1);
+  const Tensor& hi = ctx.input(2);
+  RETURN_IF_ERROR(CheckBroadcastsTo(ctx, lo.shape(), x.shape()));
+  RETURN_IF_ERROR(CheckBroadcastsTo(ctx, hi.shape(), x.shape()));
+  ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, x.shape()));
+  return DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
+    if constexpr (std::is_same_v<T, bool>) {
+      return ctx.Error("bool is not supported");
+    } else {
+      const CancellationToken* token = &ctx.cancellation();
+      auto lower = [](T v, T l) { return std::max(v, l); };
+      RETURN_IF_ERROR((BroadcastApply<T, T, T>(x, lo, *y, lower, token)));
+      // In place: y's element i is read only to produce element i.
+      return BroadcastApply<T, T, T>(
+          *y, hi, *y, [](T v, T h) { return std::min(v, h); }, token);
+    }
+  });
+}
+
+template <typename T>
+void Hardmax(const T* x, T* y, int64_t outer, int64_t n, int64_t inner) {
+  for (int64_t o = 0; o < outer; ++o) {
+    const T* xb = x + o * n * inner;
+    T* yb = y + o * n * inner;
+    std::fill(yb, yb + n * inner, T(0));
+    for (int64_t i = 0; i < inner; ++i) {
+      int64_t best = 0;
+      for (int64_t j = 1; j < n; ++j) {
+        const T v = xb[j * inner + i], b = xb[best * inner + i];
+        if (!std::isnan(b) && (v > b || std::isnan(v))) best = j;
+      }
+      if (n > 0) yb[best * inner + i] = T(1);
+    }
+  }
+}
+
+Status HardmaxFn(KernelContext& ctx) {
+  const Tensor& x = ctx.input(0);
+  const Shape& s = x.shape();
+  const int axis = Canonical(AttrOr<int64_t>(ctx.node(), "axis", -1), s.rank());
+  int64_t outer = 1, inner = 1;
+  for (int d = 0; d < axis; ++d) outer *= s.dim(d);
+  for (int d = axis + 1; d < s.rank(); ++d) inner *= s.dim(d);
+  ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, s));
+  if (x.num_elements() == 0) return absl::OkStatus();
+  if (x.dtype() == DType::kFloat32) {
+    Hardmax(x.data<float>(), y->data<float>(), outer, s.dim(axis), inner);
+  } else if (x.dtype() == DType::kFloat64) {
+    Hardmax(x.data<double>(), y->data<double>(), outer, s.dim(axis), inner);
+  } else {
+    return ctx.Error(absl::StrCat("dtype ", DTypeName(x.dtype()), " is not supported"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterParamActivationKernels(KernelRegistry& r) {
@@ -146,6 +234,9 @@ void RegisterParamActivationKernels(KernelRegistry& r) {
                      ops::kShrinkBias));
   r.Register("Softplus", kCpu, dtypes, Factory(Act::kSoftplus));
   r.Register("Softsign", kCpu, dtypes, Factory(Act::kSoftsign));
+  r.Register("PRelu", kCpu, dtypes, FnKernel::Factory(PReluFn));
+  r.Register("Hardmax", kCpu, dtypes, FnKernel::Factory(HardmaxFn));
+  r.Register("ClipByValue", kCpu, kArithmeticDTypes, FnKernel::Factory(ClipByValueFn));
 }
 
 }  // namespace graphd::executor::cpu

@@ -29,12 +29,21 @@ TEST(OnnxMathTest, LiteralValues) {
     std::vector<double> want;
   };
   const std::vector<Case> cases = {
-      {"Erf", {}, {-0.9953222650189527, -0.5204998778130465, 0, 0.5204998778130465, 0.9953222650189527}},
-      {"Tan", {}, {2.185039863261519, -0.5463024898437905, 0, 0.5463024898437905, -2.185039863261519}},
+      {"Erf",
+       {},
+       {-0.9953222650189527, -0.5204998778130465, 0, 0.5204998778130465, 0.9953222650189527}},
+      {"Tan",
+       {},
+       {2.185039863261519, -0.5463024898437905, 0, 0.5463024898437905, -2.185039863261519}},
       {"Elu", {}, {-0.8646647167633873, -0.3934693402873666, 0, 0.5, 2}},
-      {"Selu", {}, {-1.5201664733475926, -0.6917581899652426, 0, 0.5253505110740662, 2.1014020442962646}},
+      {"Selu",
+       {},
+       {-1.5201664733475926, -0.6917581899652426, 0, 0.5253505110740662, 2.1014020442962646}},
       {"Celu", {{"alpha", 2.0f}}, {-1.2642411176571153, -0.44239843385719024, 0, 0.5, 2}},
-      {"Softplus", {}, {0.1269280110429725, 0.4740769841801067, 0.6931471805599453, 0.9740769841801067, 2.1269280110429727}},
+      {"Softplus",
+       {},
+       {0.1269280110429725, 0.4740769841801067, 0.6931471805599453, 0.9740769841801067,
+        2.1269280110429727}},
       {"Softsign", {}, {-2.0 / 3, -1.0 / 3, 0, 1.0 / 3, 2.0 / 3}},
       {"LeakyRelu", {}, {-0.4, -0.1, 0, 0.5, 2}},  // TensorFlow's default alpha 0.2
       {"LeakyRelu", {{"alpha", 0.01f}}, {-0.02, -0.005, 0, 0.5, 2}},
@@ -74,8 +83,10 @@ double Ref(const std::string& op, double x) {
   if (op == "Atanh") return std::atanh(x);
   if (op == "Erf") return std::erf(x);
   if (op == "Elu") return x < 0 ? 0.7 * (std::exp(x) - 1) : x;
-  if (op == "Selu") return x <= 0 ? 1.05070102214813232421875 * 1.67326319217681884765625 * (std::exp(x) - 1)
-                                  : 1.05070102214813232421875 * x;
+  if (op == "Selu") {
+    const double alpha = 1.67326319217681884765625, gamma = 1.05070102214813232421875;
+    return x <= 0 ? gamma * alpha * (std::exp(x) - 1) : gamma * x;
+  }
   if (op == "Celu") return std::max(0.0, x) + std::min(0.0, 0.7 * (std::exp(x / 0.7) - 1));
   if (op == "LeakyRelu") return x < 0 ? 0.7 * x : x;
   if (op == "HardSigmoid") return std::max(0.0, std::min(1.0, 0.7 * x + 0.5));
@@ -121,7 +132,8 @@ const char* const kOps[] = {"Tan",  "Asin",      "Acos",        "Atan",     "Sin
 
 TEST(OnnxMathTest, RandomAgainstReference) {
   for (const char* op : kOps) {
-    for (const Shape& shape : {Shape({}), Shape({7}), Shape({3, 5}), Shape({0, 4}), Shape({4, 0})}) {
+    for (const Shape& shape :
+         {Shape({}), Shape({7}), Shape({3, 5}), Shape({0, 4}), Shape({4, 0})}) {
       CheckRandom<float>(op, shape, 2e-6);
       CheckRandom<double>(op, shape, 1e-7);
     }
