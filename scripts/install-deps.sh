@@ -11,6 +11,8 @@ PACKAGES=(
   libgrpc++-dev libgrpc-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   # core libraries
   libabsl-dev libspdlog-dev libfmt-dev libcli11-dev libdnnl-dev ocl-icd-opencl-dev
+  # ONNX import (protobuf classes, checker) and the ONNX backend test suite
+  libonnx-dev libonnx-testdata
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev
   # Python client (system interpreter /usr/bin/python3)

@@ -23,6 +23,7 @@
 #include "core/variable_store.h"
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
+#include "server/graph_functions.h"
 #include "server/source_modules.h"
 
 namespace graphd::server {
@@ -80,6 +81,11 @@ class Session {
     Touch();
     return modules_;
   }
+  // The session's loaded traced graphs (LoadGraph / CallGraph).
+  GraphFunctions& graph_functions() {
+    Touch();
+    return graphs_;
+  }
   VariableStore& variables() { return variables_; }
 
   // Marks the session used now (idle expiry counts from the last use).
@@ -101,6 +107,7 @@ class Session {
   const executor::Device& device_;
   VariableStore variables_;
   SourceModules modules_;
+  GraphFunctions graphs_;
   std::atomic<Clock::rep> last_used_;
 
   mutable absl::Mutex mu_;

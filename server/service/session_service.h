@@ -52,6 +52,12 @@ class SessionServiceImpl final : public v1::SessionService::CallbackService {
                                              const v1::DescribeFunctionRequest* req,
                                              v1::DescribeFunctionResponse* resp) override;
 
+  // Traced graphs (graph_service.cc).
+  grpc::ServerUnaryReactor* LoadGraph(grpc::CallbackServerContext* ctx, const v1::LoadGraphRequest* req,
+                                      v1::LoadGraphResponse* resp) override;
+  grpc::ServerUnaryReactor* CallGraph(grpc::CallbackServerContext* ctx, const v1::CallGraphRequest* req,
+                                      v1::CallGraphResponse* resp) override;
+
  private:
   SessionManager& sessions_;
   PooledCall::Env env_;

@@ -101,6 +101,12 @@ class Client:
         from graphd import shipping
         return shipping.function(self, py_fn, input_signature)
 
+    def load_onnx(self, path_or_bytes, name=None, timeout=None):
+        """Loads an ONNX model (a path, read here, or the model's bytes) into the
+        session; returns a callable :class:`graphd.graphs.GraphFunction`."""
+        from graphd import graphs
+        return graphs.load_onnx(self, path_or_bytes, name, timeout)
+
     def close(self, timeout=None):
         """Closes the session, then the channel. Idempotent. A session the
         server already dropped closes quietly; other CloseSession errors are

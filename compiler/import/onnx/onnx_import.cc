@@ -1,0 +1,203 @@
+#include "compiler/import/onnx/onnx_import.h"
+
+#include <algorithm>
+#include <exception>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "compiler/import/onnx/node_context.h"
+#include "compiler/import/onnx/op_table.h"
+#include "compiler/import/onnx/tensor_proto.h"
+#include "onnx/checker.h"
+#include "onnx/onnx_pb.h"
+
+namespace graphd::compiler::onnx_import {
+
+struct OnnxModel::Impl {
+  onnx::ModelProto model;
+};
+
+OnnxModel::OnnxModel() : impl_(std::make_unique<Impl>()) {}
+OnnxModel::~OnnxModel() = default;
+
+namespace {
+
+bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
+
+// Refuses tensors stored outside the model, in the graph and every subgraph.
+Status CheckNoExternalData(const onnx::GraphProto& g) {
+  auto check = [](const onnx::TensorProto& t) -> Status {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL || t.external_data_size() > 0) {
+      std::string location;
+      for (const auto& kv : t.external_data()) {
+        if (kv.key() == "location") location = kv.value();
+      }
+      return errors::InvalidArgument(absl::StrCat(
+          "tensor '", t.name(), "' refers to external data", location.empty() ? "" : " at '",
+          location, location.empty() ? "" : "'",
+          ": graphd only loads self-contained models and never opens paths named by a model"));
+    }
+    return absl::OkStatus();
+  };
+  for (const auto& t : g.initializer()) RETURN_IF_ERROR(check(t));
+  for (const auto& t : g.sparse_initializer()) {
+    RETURN_IF_ERROR(check(t.values()));
+    RETURN_IF_ERROR(check(t.indices()));
+  }
+  for (const auto& node : g.node()) {
+    for (const auto& a : node.attribute()) {
+      if (a.has_t()) RETURN_IF_ERROR(check(a.t()));
+      for (const auto& t : a.tensors()) RETURN_IF_ERROR(check(t));
+      if (a.has_g()) RETURN_IF_ERROR(CheckNoExternalData(a.g()));
+      for (const auto& sub : a.graphs()) RETURN_IF_ERROR(CheckNoExternalData(sub));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<ValueInfo> ReadValueInfo(const onnx::ValueInfoProto& v, absl::string_view what) {
+  if (!v.type().has_tensor_type()) {
+    return errors::Unimplemented(absl::StrCat(what, " '", v.name(), "' is not a tensor (sequences, maps ",
+                                              "and optionals are not supported yet)"));
+  }
+  auto dtype = DTypeFromOnnx(v.type().tensor_type().elem_type());
+  if (!dtype.ok()) {
+    return errors::InvalidArgument(absl::StrCat(what, " '", v.name(), "': ", dtype.status().message()));
+  }
+  return ValueInfo{v.name(), *dtype, ShapeFromTypeProto(v.type())};
+}
+
+StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_name,
+                            const std::vector<PartialShape>& input_shapes, const std::vector<Tensor>& input_values,
+                            std::vector<int>* wanted);
+
+}  // namespace
+
+StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes) {
+  std::shared_ptr<OnnxModel> m(new OnnxModel());
+  onnx::ModelProto& model = m->impl_->model;
+  if (model_bytes.empty() || !model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
+    return errors::InvalidArgument("not an ONNX model: the bytes do not parse as an onnx.ModelProto");
+  }
+  if (!model.has_graph()) return errors::InvalidArgument("not an ONNX model: it has no graph");
+  // Before the checker, which would look for external files next to the model.
+  RETURN_IF_ERROR(CheckNoExternalData(model.graph()));
+  // Opsets are checked before the checker, which rejects opsets newer than its own.
+  // A model without the default domain (ai.onnx.ml only...) fails later, per node.
+  bool found = false;
+  for (const auto& op : model.opset_import()) {
+    if (!IsDefaultDomain(op.domain())) continue;
+    found = true;
+    m->opset_ = op.version();
+  }
+  if (found && (m->opset_ < kMinOpset || m->opset_ > kMaxOpset)) {
+    return errors::Unimplemented(absl::StrCat("ONNX opset ", m->opset_, " is not supported (graphd supports opsets ",
+                                              kMinOpset, " to ", kMaxOpset, ")"));
+  }
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    return errors::InvalidArgument(absl::StrCat("the ONNX checker rejected the model: ", e.what()));
+  }
+  const onnx::GraphProto& g = model.graph();
+  m->graph_name_ = g.name();
+  absl::flat_hash_set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+  for (const auto& in : g.input()) {
+    if (initializers.contains(in.name())) continue;
+    ASSIGN_OR_RETURN(ValueInfo v, ReadValueInfo(in, "input"));
+    m->inputs_.push_back(std::move(v));
+  }
+  for (const auto& out : g.output()) {
+    ASSIGN_OR_RETURN(ValueInfo v, ReadValueInfo(out, "output"));
+    m->outputs_.push_back(std::move(v));
+  }
+  // A trial build: unsupported ops fail the load; inputs whose values are needed
+  // (shapes, axes fed as graph inputs) become value inputs, specialised per call.
+  std::vector<int> wanted;
+  auto trial = Build(*m, "trial", {}, {}, &wanted);
+  if (!trial.ok() && wanted.empty()) return trial.status();
+  std::sort(wanted.begin(), wanted.end());
+  m->value_inputs_ = std::move(wanted);
+  return std::shared_ptr<const OnnxModel>(std::move(m));
+}
+
+namespace {
+
+// BuildOnnxFunction; `wanted` gets the inputs whose values a builder needed.
+StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_name,
+                            const std::vector<PartialShape>& input_shapes, const std::vector<Tensor>& input_values,
+                            std::vector<int>* wanted) {
+  const onnx::GraphProto& g = model.impl().model.graph();
+  if (!input_shapes.empty() && input_shapes.size() != model.inputs().size()) {
+    return errors::InvalidArgument(absl::StrCat("the model has ", model.inputs().size(), " inputs, got ",
+                                                input_shapes.size(), " shapes"));
+  }
+  auto graph = std::make_unique<Graph>();
+  ImportContext ctx(*graph, model.opset());
+  std::vector<const Node*> args;
+  for (size_t i = 0; i < model.inputs().size(); ++i) {
+    const ValueInfo& in = model.inputs()[i];
+    PartialShape shape = in.shape;
+    if (!input_shapes.empty()) {
+      const PartialShape& given = input_shapes[i];
+      if (given.fully_defined() && !in.shape.IsCompatibleWith(given.ToShape())) {
+        return errors::InvalidArgument(absl::StrCat("input '", in.name, "' must have shape ", in.shape.ToString(),
+                                                    ", got ", given.ToString()));
+      }
+      shape = given;
+    }
+    ASSIGN_OR_RETURN(OutputRef arg, ctx.AddNode(in.name, "Arg", {},
+                                                {{"index", static_cast<int64_t>(i)}, {"dtype", in.dtype},
+                                                 {"shape", shape}}));
+    args.push_back(arg.node);
+    RETURN_IF_ERROR(ctx.Define(in.name, arg));
+    ctx.DefineArg(in.name, static_cast<int>(i), i < input_values.size() ? input_values[i] : Tensor());
+  }
+  for (const auto& t : g.initializer()) {
+    if (ctx.IsDefined(t.name())) continue;
+    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t));
+    RETURN_IF_ERROR(ctx.DefineConst(t.name(), std::move(value)));
+  }
+  for (const auto& node : g.node()) {
+    NodeContext n(ctx, node);
+    if (!IsDefaultDomain(node.domain())) {
+      return errors::Unimplemented(absl::StrCat("ONNX op '", node.domain(), ".", node.op_type(),
+                                                "' is not supported: only the default domain is (node '",
+                                                n.name(), "')"));
+    }
+    OpBuilder build = FindOpBuilder(node.op_type());
+    if (build == nullptr) return n.Unsupported("");
+    Status status = build(n);
+    if (!status.ok()) {
+      if (wanted != nullptr) *wanted = ctx.wanted_values();
+      return status;
+    }
+  }
+  std::vector<OutputRef> results;
+  for (const auto& out : g.output()) {
+    ASSIGN_OR_RETURN(OutputRef r, ctx.Get(out.name()));
+    results.push_back(r);
+  }
+  return MakeFunction(function_name, std::move(graph), std::move(args), std::move(results));
+}
+
+}  // namespace
+
+StatusOr<FunctionRef> BuildOnnxFunction(const OnnxModel& model, const std::string& function_name,
+                                        const std::vector<PartialShape>& input_shapes,
+                                        const std::vector<Tensor>& input_values) {
+  return Build(model, function_name, input_shapes, input_values, nullptr);
+}
+
+StatusOr<ImportedModel> ImportOnnx(absl::string_view model_bytes, const std::string& function_name) {
+  ASSIGN_OR_RETURN(auto model, ParseOnnxModel(model_bytes));
+  ImportedModel out;
+  ASSIGN_OR_RETURN(out.function, BuildOnnxFunction(*model, function_name));
+  out.inputs = model->inputs();
+  out.outputs = model->outputs();
+  out.opset = model->opset();
+  return out;
+}
+
+}  // namespace graphd::compiler::onnx_import

@@ -1,0 +1,100 @@
+// Imports an ONNX model (ModelProto bytes) into a graphd Function.
+//
+// Import is two steps so that a server can parse and validate a model once and build
+// one Function per concrete input signature:
+//   ParseOnnxModel: parse, run onnx::checker, refuse external data, check opsets.
+//   BuildOnnxFunction: map the graph's nodes to graphd ops for given input shapes.
+// ImportOnnx does both with the declared input shapes.
+//
+// This header does not expose ONNX or protobuf types: OnnxModel is opaque, so callers
+// (the server) do not depend on libonnx headers. Only graphd_import_onnx links onnx.
+#ifndef GRAPHD_COMPILER_IMPORT_ONNX_ONNX_IMPORT_H_
+#define GRAPHD_COMPILER_IMPORT_ONNX_ONNX_IMPORT_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "core/attr_value.h"
+#include "core/graph/function.h"
+#include "core/status.h"
+
+namespace graphd::compiler::onnx_import {
+
+// The default-domain opsets this importer accepts. Opsets before 7 are accepted too
+// (the pytorch-converted/pytorch-operator suites are opset 6): their legacy attributes
+// (Add/Mul/... `broadcast` and `axis`) are translated.
+inline constexpr int64_t kMinOpset = 1;
+inline constexpr int64_t kMaxOpset = 17;
+
+// A graph input or output as the model declares it (symbolic or absent dims are
+// unknown; an absent shape is unknown rank).
+struct ValueInfo {
+  std::string name;
+  DType dtype = DType::kInvalid;
+  PartialShape shape;
+};
+
+// A parsed and validated model. Immutable; safe to share between threads.
+class OnnxModel {
+ public:
+  ~OnnxModel();
+  OnnxModel(const OnnxModel&) = delete;
+  OnnxModel& operator=(const OnnxModel&) = delete;
+
+  // Graph inputs that are not initializers, in graph order: the function's arguments.
+  const std::vector<ValueInfo>& inputs() const { return inputs_; }
+  const std::vector<ValueInfo>& outputs() const { return outputs_; }
+  int64_t opset() const { return opset_; }
+  const std::string& graph_name() const { return graph_name_; }
+  // Indices of inputs whose values the graph needs when it is built (ints that feed
+  // shapes, axes, pads...: attributes in graphd), found by a trial build at parse
+  // time. Each distinct value is its own specialisation.
+  const std::vector<int>& value_inputs() const { return value_inputs_; }
+
+  struct Impl;  // holds the onnx::ModelProto
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  friend StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view);
+  OnnxModel();
+  std::unique_ptr<Impl> impl_;
+  std::vector<ValueInfo> inputs_;
+  std::vector<ValueInfo> outputs_;
+  int64_t opset_ = 0;
+  std::string graph_name_;
+  std::vector<int> value_inputs_;
+};
+
+// Parses and validates `model_bytes`, then builds it once with the declared shapes so
+// that unsupported ops fail here. InvalidArgument: not a ModelProto, the checker's
+// message, external data (the importer never opens a path), unsupported input dtypes;
+// Unimplemented: default-domain opset outside kMinOpset..kMaxOpset, unsupported ops
+// (those after a node that needs an input's value are only found per call).
+StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes);
+
+// Builds the function for `input_shapes` (one per model input; each must be an
+// instance of the declared shape, InvalidArgument otherwise; empty: the declared
+// shapes) and `input_values` (empty, or one per input: the values of value_inputs(),
+// invalid Tensors elsewhere). Unimplemented "ONNX op 'X' (opset N) is not supported (node 'n')" for
+// unknown ops; attributes that graphd needs constant (axes, shapes, pads...) must come
+// from initializers or Constant nodes (Unimplemented otherwise).
+StatusOr<FunctionRef> BuildOnnxFunction(const OnnxModel& model, const std::string& function_name,
+                                        const std::vector<PartialShape>& input_shapes = {},
+                                        const std::vector<Tensor>& input_values = {});
+
+struct ImportedModel {
+  FunctionRef function;
+  std::vector<ValueInfo> inputs;
+  std::vector<ValueInfo> outputs;
+  int64_t opset = 0;
+};
+
+// ParseOnnxModel then BuildOnnxFunction with the declared shapes.
+StatusOr<ImportedModel> ImportOnnx(absl::string_view model_bytes,
+                                   const std::string& function_name = "onnx_model");
+
+}  // namespace graphd::compiler::onnx_import
+
+#endif  // GRAPHD_COMPILER_IMPORT_ONNX_ONNX_IMPORT_H_

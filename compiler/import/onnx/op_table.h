@@ -1,0 +1,25 @@
+// The table from ONNX op type (default domain) to the builder that translates it,
+// filled by one registration function per op family (ops_<family>.cc).
+#ifndef GRAPHD_COMPILER_IMPORT_ONNX_OP_TABLE_H_
+#define GRAPHD_COMPILER_IMPORT_ONNX_OP_TABLE_H_
+
+#include <string>
+
+#include "absl/container/flat_hash_map.h"
+#include "compiler/import/onnx/node_context.h"
+
+namespace graphd::compiler::onnx_import {
+
+using OpTable = absl::flat_hash_map<std::string, OpBuilder>;
+
+void RegisterElementwiseOps(OpTable& table);  // ops_elementwise.cc
+void RegisterNnOps(OpTable& table);           // ops_nn.cc
+void RegisterShapeOps(OpTable& table);        // ops_shape.cc
+void RegisterReductionOps(OpTable& table);    // ops_reduction.cc
+
+// The builder for `op_type`, or nullptr. The table is built once; thread-safe.
+OpBuilder FindOpBuilder(const std::string& op_type);
+
+}  // namespace graphd::compiler::onnx_import
+
+#endif  // GRAPHD_COMPILER_IMPORT_ONNX_OP_TABLE_H_

@@ -1,0 +1,122 @@
+#include "server/graph_functions.h"
+
+#include <chrono>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "executor/runtime/executor.h"
+
+namespace graphd::server {
+namespace {
+
+using compiler::onnx_import::OnnxModel;
+
+// Bound on cached specialisations per graph; past it the cache is cleared.
+constexpr size_t kMaxSpecialisations = 64;
+
+int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
+}
+
+// The input shapes, and the values of the inputs the graph is specialised on.
+StatusOr<std::string> SignatureKey(const OnnxModel& model, const std::vector<Tensor>& inputs,
+                                   std::vector<Tensor>* values) {
+  std::string key;
+  for (const Tensor& t : inputs) absl::StrAppend(&key, t.shape().ToString(), ";");
+  values->assign(inputs.size(), Tensor());
+  for (int i : model.value_inputs()) {
+    const Tensor& t = inputs[i];
+    if (t.dtype() == DType::kString || t.num_elements() > 1024) {
+      return errors::InvalidArgument(absl::StrCat("input '", model.inputs()[i].name,
+                                                  "' gives shapes, axes or pads: it must be numeric with at "
+                                                  "most 1024 values, got ", t.DebugString()));
+    }
+    absl::StrAppend(&key, "|", i, "=",
+                    absl::BytesToHexString(absl::string_view(static_cast<const char*>(t.raw_data()), t.bytes())));
+    ASSIGN_OR_RETURN((*values)[i], t.Clone());
+  }
+  return key;
+}
+
+std::string InputNames(const OnnxModel& model) {
+  std::vector<std::string> names;
+  for (const auto& in : model.inputs()) names.push_back(in.name);
+  return absl::StrJoin(names, ", ");
+}
+
+}  // namespace
+
+StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::string_view model_bytes) {
+  ASSIGN_OR_RETURN(auto model, compiler::onnx_import::ParseOnnxModel(model_bytes));
+  LoadedGraph loaded;
+  loaded.name = !name.empty() ? name : !model->graph_name().empty() ? model->graph_name() : "onnx_model";
+  loaded.inputs = model->inputs();
+  loaded.outputs = model->outputs();
+  loaded.opset = model->opset();
+  auto entry = std::make_shared<Entry>();
+  entry->model = std::move(model);
+  absl::MutexLock lock(&mu_);
+  graphs_[loaded.name] = std::move(entry);
+  return loaded;
+}
+
+Status GraphFunctions::CheckInputs(const std::string& name, const OnnxModel& model,
+                                   const std::vector<Tensor>& inputs) {
+  if (inputs.size() != model.inputs().size()) {
+    return errors::InvalidArgument(absl::StrCat("graph '", name, "' takes ", model.inputs().size(), " input",
+                                                model.inputs().size() == 1 ? "" : "s", " (", InputNames(model),
+                                                "), got ", inputs.size()));
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const auto& want = model.inputs()[i];
+    const Tensor& got = inputs[i];
+    if (got.dtype() != want.dtype) {
+      return errors::InvalidArgument(absl::StrCat("input '", want.name, "' of graph '", name, "' must be ",
+                                                  DTypeName(want.dtype), ", got ", DTypeName(got.dtype())));
+    }
+    if (!want.shape.IsCompatibleWith(got.shape())) {
+      return errors::InvalidArgument(absl::StrCat("input '", want.name, "' of graph '", name, "' must have shape ",
+                                                  want.shape.ToString(), ", got ", got.shape().ToString()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vector<Tensor> inputs,
+                                               VariableStore& variables, const CancellationToken& token) {
+  GraphCallResult result;
+  std::shared_ptr<const Compiled> compiled;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = graphs_.find(name);
+    if (it == graphs_.end()) {
+      return errors::NotFound(absl::StrCat("no graph named '", name, "' is loaded in this session"));
+    }
+    Entry& entry = *it->second;
+    RETURN_IF_ERROR(CheckInputs(name, *entry.model, inputs));
+    std::vector<Tensor> values;
+    ASSIGN_OR_RETURN(std::string key, SignatureKey(*entry.model, inputs, &values));
+    if (auto c = entry.by_signature.find(key); c != entry.by_signature.end()) {
+      compiled = c->second;
+    } else {
+      auto start = std::chrono::steady_clock::now();
+      std::vector<PartialShape> shapes;
+      for (const Tensor& t : inputs) shapes.emplace_back(t.shape());
+      auto fresh = std::make_shared<Compiled>();
+      ASSIGN_OR_RETURN(fresh->function, compiler::onnx_import::BuildOnnxFunction(*entry.model, name, shapes, values));
+      ASSIGN_OR_RETURN(fresh->plan, executor::Plan::Build(SpecForFunction(*fresh->function), device_));
+      if (entry.by_signature.size() >= kMaxSpecialisations) entry.by_signature.clear();
+      entry.by_signature.emplace(key, fresh);
+      compiled = std::move(fresh);
+      result.compile_us = MicrosSince(start);
+    }
+  }
+  auto start = std::chrono::steady_clock::now();
+  executor::RunContext ctx{.variables = &variables, .cancellation = &token};
+  ASSIGN_OR_RETURN(result.outputs, executor::Execute(*compiled->plan, std::move(inputs), ctx));
+  result.execute_us = MicrosSince(start);
+  return result;
+}
+
+}  // namespace graphd::server
