@@ -14,6 +14,9 @@ void RegisterNnOps(OpRegistry& registry);     // activations, (Log)Softmax, Bias
 void RegisterActivationOps(OpRegistry& registry);  // Elu, Selu, LeakyRelu, PRelu, Hardmax, ClipByValue, ...
 void RegisterBitwiseOps(OpRegistry& registry);  // LeftShift, RightShift
 void RegisterMatrixOps(OpRegistry& registry);   // Trilu
+void RegisterGatherScatterOps(OpRegistry& registry);  // GatherElements/Nd, Scatter*
+void RegisterSortOps(OpRegistry& registry);     // TopKV2, Where
+void RegisterSpaceOps(OpRegistry& registry);    // DepthToSpace, SpaceToDepth
 void RegisterConvOps(OpRegistry& registry);   // Conv2D, MaxPool, AvgPool
 void RegisterShapeOps(OpRegistry& registry);  // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
 void RegisterGeneratorOps(OpRegistry& registry);  // Fill, *Like, Eye, Range, LinSpace, random
@@ -39,6 +42,9 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterActivationOps(registry);
   RegisterBitwiseOps(registry);
   RegisterMatrixOps(registry);
+  RegisterGatherScatterOps(registry);
+  RegisterSortOps(registry);
+  RegisterSpaceOps(registry);
   RegisterConvOps(registry);
   RegisterShapeOps(registry);
   RegisterGeneratorOps(registry);

@@ -28,6 +28,9 @@ void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, G
 void RegisterParamActivationKernels(KernelRegistry& r);  // Elu, Selu, LeakyRelu, PRelu, Hardmax, ...
 void RegisterBitwiseKernels(KernelRegistry& r);     // LeftShift, RightShift
 void RegisterMatrixKernels(KernelRegistry& r);      // Trilu
+void RegisterGatherScatterKernels(KernelRegistry& r);  // GatherElements/Nd, Scatter*
+void RegisterSortKernels(KernelRegistry& r);        // TopKV2, Where
+void RegisterSpaceKernels(KernelRegistry& r);       // DepthToSpace, SpaceToDepth
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
 void RegisterConvKernels(KernelRegistry& r);        // Conv2D
@@ -57,6 +60,9 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterParamActivationKernels(r);
   RegisterBitwiseKernels(r);
   RegisterMatrixKernels(r);
+  RegisterGatherScatterKernels(r);
+  RegisterSortKernels(r);
+  RegisterSpaceKernels(r);
   RegisterReductionKernels(r);
   RegisterScanKernels(r);
   RegisterConvKernels(r);
