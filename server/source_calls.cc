@@ -9,6 +9,7 @@
 #include "compiler/tracer/tensor_value.h"
 #include "compiler/tracer/tf_objects.h"
 #include "compiler/tracer/tracer.h"
+#include "core/graph/dot.h"
 #include "executor/runtime/executor.h"
 #include "server/source_modules.h"
 
@@ -184,6 +185,7 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   }
   if (trace_only) {
     result.concrete = &compiled->function;
+    result.graph_dot = FunctionToDot(*compiled->function.function, function);
     result.trace_signature = p.trace;
     return result;
   }

@@ -28,9 +28,11 @@ struct CallResult {
   int64_t tracing_count = 0;
   int64_t compile_us = 0;
   int64_t execute_us = 0;
-  // trace_only calls: the concrete function, and the arguments it was traced for.
+  // trace_only calls: the concrete function, the arguments it was traced for, and
+  // its graph as Graphviz DOT.
   const compiler::tracer::ConcreteFunction* concrete = nullptr;  // lives as long as the module
   compiler::tracer::TraceArgs trace_signature;
+  std::string graph_dot;
 };
 
 class SourceModules {

@@ -54,6 +54,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);
     resp->set_tracing_count(result.tracing_count);
+    resp->set_graph_dot(result.graph_dot);
     v1::RunMetadata* m = resp->mutable_metadata();
     m->set_queue_us(call.queue_us());
     m->set_compile_us(result.compile_us);

@@ -378,3 +378,40 @@ def test_seed_list_append_in_a_staged_loop_and_stack(target):
         mod = client.load_module(LISTS)
         np.testing.assert_array_equal(mod.f(np.int32(5)), np.arange(5, dtype=np.int32))  # staged
         np.testing.assert_array_equal(mod.f(3), np.arange(3, dtype=np.int32))  # Python loop, unrolled
+
+
+PICTURE = '''
+import tensorflow as tf
+
+@tf.function
+def clipped_sum(x, n):
+  s = tf.constant(0.0)
+  for i in tf.range(n):
+    s += x[i]
+  if s > 10.0:
+    s = tf.constant(10.0)
+  return s
+'''
+
+
+def test_concrete_function_to_dot_and_render(target, tmp_path, monkeypatch):
+    with graphd.connect(target) as client:
+        mod = client.load_module(PICTURE)
+        cf = mod.clipped_sum.get_concrete_function(graphd.TensorSpec([None], graphd.float32),
+                                                    graphd.TensorSpec([], graphd.int32))
+        dot = cf.to_dot()
+        assert dot.startswith('digraph "clipped_sum" {')
+        assert '"x" [label="x\\nArg\\nfloat32[?]", shape=ellipse];' in dot
+        # The for loop is a While whose cond and body are clusters; the if is an If.
+        assert "\\nWhile\\n" in dot and "\\nIf\\n" in dot
+        assert ".cond @" in dot and ".body @" in dot
+        assert ".then_branch @" in dot and ".else_branch @" in dot
+        assert dot.rstrip().endswith("}")
+        path = cf.render(str(tmp_path / "f.dot"))
+        assert open(path).read() == dot
+        # Without Graphviz's dot program an image cannot be drawn: a clear error.
+        monkeypatch.setenv("PATH", str(tmp_path))
+        with pytest.raises(RuntimeError, match="Graphviz"):
+            cf.render(str(tmp_path / "f.svg"))
+        # The concrete function still runs.
+        assert float(cf(np.array([4, 5, 6], np.float32), np.int32(2))) == 9.0

@@ -79,7 +79,7 @@ class TensorSpec:
         return "TensorSpec(shape=%s, dtype=graphd.%s, name=%r)" % (self.shape, self.dtype.name, self.name)
 
 
-def _call(module, name, args, kwargs, timeout=None, specs=(), trace_only=False):
+def _call(module, name, args, kwargs, timeout=None, specs=(), trace_only=False, response_out=None):
     from graphd.v1 import session_pb2 as pb
     request = pb.CallRequest(
         session_handle=module._client.session_handle, module_id=module.module_id, function=name,
@@ -93,6 +93,8 @@ def _call(module, name, args, kwargs, timeout=None, specs=(), trace_only=False):
         sys.stdout.write(response.stdout)
     if response.stderr:
         sys.stderr.write(response.stderr)
+    if response_out is not None:
+        response_out.append(response)
     return from_pyvalue(response.output)
 
 
@@ -103,11 +105,38 @@ class ConcreteFunction:
     def __init__(self, function, specs):
         self._function = function
         self.structured_input_signature = tuple(specs)
-        _call(function._module, function.__name__, (), {}, specs=specs, trace_only=True)
+        responses = []
+        _call(function._module, function.__name__, (), {}, specs=specs, trace_only=True,
+              response_out=responses)
+        self._dot = responses[0].graph_dot
 
     def __call__(self, *args, **kwargs):
         return _call(self._function._module, self._function.__name__, args, kwargs,
                      specs=self.structured_input_signature)
+
+    def to_dot(self):
+        """The concrete function's graph (after the server's graph passes) as Graphviz
+        DOT text: nodes with op, dtype and shape; if/while bodies as clusters."""
+        return self._dot
+
+    def render(self, path, format=None):
+        """Writes the graph to ``path``: DOT text for ``.dot``/``.gv``, otherwise drawn
+        by Graphviz's ``dot`` program (``format`` defaults to the file's extension,
+        e.g. svg or png). Raises RuntimeError when Graphviz is not installed."""
+        import os
+        import shutil
+        import subprocess
+        fmt = format or os.path.splitext(path)[1].lstrip(".").lower() or "svg"
+        if fmt in ("dot", "gv"):
+            with open(path, "w") as f:
+                f.write(self._dot)
+            return path
+        dot = shutil.which("dot")
+        if dot is None:
+            raise RuntimeError("rendering %s needs Graphviz's `dot` program (Debian: apt-get install graphviz); "
+                               "to_dot() gives the DOT text" % fmt)
+        subprocess.run([dot, "-T" + fmt, "-o", path], input=self._dot.encode(), check=True)
+        return path
 
 
 class Function:
