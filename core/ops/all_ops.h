@@ -11,12 +11,13 @@ void RegisterMathOps(OpRegistry& registry);   // binary elementwise, MatMul
 void RegisterUnaryOps(OpRegistry& registry);  // Abs, Neg, Exp, Log, Round, ... (unary math)
 void RegisterReductionOps(OpRegistry& registry);  // Sum..Prod, Any, All, ArgMax/Min, Cumsum
 void RegisterNnOps(OpRegistry& registry);     // activations, (Log)Softmax, BiasAdd
-void RegisterActivationOps(OpRegistry& registry);  // Elu, Selu, LeakyRelu, PRelu, Hardmax, ClipByValue, ...
+void RegisterActivationOps(OpRegistry& registry);  // Elu, LeakyRelu, PRelu, Hardmax, Clip...
 void RegisterBitwiseOps(OpRegistry& registry);  // LeftShift, RightShift
 void RegisterMatrixOps(OpRegistry& registry);   // Trilu
 void RegisterGatherScatterOps(OpRegistry& registry);  // GatherElements/Nd, Scatter*
 void RegisterSortOps(OpRegistry& registry);     // TopKV2, Where
 void RegisterSpaceOps(OpRegistry& registry);    // DepthToSpace, SpaceToDepth
+void RegisterNormOps(OpRegistry& registry);     // Layer/InstanceNormalization, LRN
 void RegisterConvOps(OpRegistry& registry);   // Conv2D, MaxPool, AvgPool
 void RegisterShapeOps(OpRegistry& registry);  // Shape, Size, Rank, ExpandDims, Squeeze, BroadcastTo
 void RegisterGeneratorOps(OpRegistry& registry);  // Fill, *Like, Eye, Range, LinSpace, random
@@ -45,6 +46,7 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterGatherScatterOps(registry);
   RegisterSortOps(registry);
   RegisterSpaceOps(registry);
+  RegisterNormOps(registry);
   RegisterConvOps(registry);
   RegisterShapeOps(registry);
   RegisterGeneratorOps(registry);

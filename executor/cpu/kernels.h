@@ -25,12 +25,13 @@ void RegisterBinaryKernels(KernelRegistry& r);      // Add, Sub, Mul, Div, ..., 
 void RegisterMatMulKernels(KernelRegistry& r);      // MatMul
 void RegisterUnaryKernels(KernelRegistry& r);       // Abs, Neg, Sign, Exp, Log, Round, ...
 void RegisterActivationKernels(KernelRegistry& r);  // Relu(6), Sigmoid, Tanh, Gelu, (Log)Softmax
-void RegisterParamActivationKernels(KernelRegistry& r);  // Elu, Selu, LeakyRelu, PRelu, Hardmax, ...
+void RegisterParamActivationKernels(KernelRegistry& r);  // Elu, LeakyRelu, PRelu, Hardmax, ...
 void RegisterBitwiseKernels(KernelRegistry& r);     // LeftShift, RightShift
 void RegisterMatrixKernels(KernelRegistry& r);      // Trilu
 void RegisterGatherScatterKernels(KernelRegistry& r);  // GatherElements/Nd, Scatter*
 void RegisterSortKernels(KernelRegistry& r);        // TopKV2, Where
 void RegisterSpaceKernels(KernelRegistry& r);       // DepthToSpace, SpaceToDepth
+void RegisterNormKernels(KernelRegistry& r);        // Layer/InstanceNormalization, LRN
 void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod, Any, All
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
 void RegisterConvKernels(KernelRegistry& r);        // Conv2D
@@ -63,6 +64,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterGatherScatterKernels(r);
   RegisterSortKernels(r);
   RegisterSpaceKernels(r);
+  RegisterNormKernels(r);
   RegisterReductionKernels(r);
   RegisterScanKernels(r);
   RegisterConvKernels(r);
