@@ -9,6 +9,7 @@ OpBuilder FindOpBuilder(const std::string& op_type) {
     RegisterNnOps(*t);
     RegisterShapeOps(*t);
     RegisterReductionOps(*t);
+    RegisterGeneratorOps(*t);
     return t;
   }();
   auto it = table->find(op_type);

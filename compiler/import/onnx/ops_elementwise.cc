@@ -23,6 +23,8 @@ const absl::flat_hash_map<std::string, std::string>& DirectOps() {
   return *m;
 }
 
+DType TypeOf(OutputRef r) { return r.node->output(r.index).dtype; }
+
 Status Direct(NodeContext& n) {
   const std::string& op = DirectOps().at(n.op_type());
   std::vector<OutputRef> inputs;
@@ -79,11 +81,11 @@ Status Pow(NodeContext& n) {
   return n.SetOutput(0, out);
 }
 
+// Mod: fmod=0 takes the divisor's sign (FloorMod), fmod=1 the dividend's (TruncateMod).
 Status Mod(NodeContext& n) {
-  if (n.Int("fmod", 0) != 0) return n.Unsupported("fmod=1");
   ASSIGN_OR_RETURN(OutputRef a, n.input(0));
   ASSIGN_OR_RETURN(OutputRef b, n.input(1));
-  ASSIGN_OR_RETURN(OutputRef out, n.Add("FloorMod", {a, b}));
+  ASSIGN_OR_RETURN(OutputRef out, n.Add(n.Int("fmod", 0) != 0 ? "TruncateMod" : "FloorMod", {a, b}));
   return n.SetOutput(0, out);
 }
 
@@ -95,6 +97,24 @@ Status Cast(NodeContext& n) {
   return n.SetOutput(0, out);
 }
 
+Status CastLike(NodeContext& n) {
+  ASSIGN_OR_RETURN(OutputRef x, n.input(0));
+  ASSIGN_OR_RETURN(OutputRef like, n.input(1));
+  ASSIGN_OR_RETURN(OutputRef out, n.Add("Cast", {x}, {{"DstT", TypeOf(like)}}));
+  return n.SetOutput(0, out);
+}
+
+// Xor on bools: (a or b) and not (a and b).
+Status Xor(NodeContext& n) {
+  ASSIGN_OR_RETURN(OutputRef a, n.input(0));
+  ASSIGN_OR_RETURN(OutputRef b, n.input(1));
+  ASSIGN_OR_RETURN(OutputRef any, n.Add("LogicalOr", {a, b}));
+  ASSIGN_OR_RETURN(OutputRef both, n.Add("LogicalAnd", {a, b}));
+  ASSIGN_OR_RETURN(OutputRef not_both, n.Add("LogicalNot", {both}));
+  ASSIGN_OR_RETURN(OutputRef out, n.Add("LogicalAnd", {any, not_both}));
+  return n.SetOutput(0, out);
+}
+
 Status Where(NodeContext& n) {
   ASSIGN_OR_RETURN(OutputRef c, n.input(0));
   ASSIGN_OR_RETURN(OutputRef a, n.input(1));
@@ -103,68 +123,50 @@ Status Where(NodeContext& n) {
   return n.SetOutput(0, out);
 }
 
-DType TypeOf(OutputRef r) { return r.node->output(r.index).dtype; }
-
-// x < 0 ? neg : pos  (ties at 0 take `pos`).
-StatusOr<OutputRef> SelectNegative(NodeContext& n, OutputRef x, OutputRef neg, OutputRef pos) {
-  ASSIGN_OR_RETURN(OutputRef zero, n.Scalar(TypeOf(x), 0));
-  ASSIGN_OR_RETURN(OutputRef is_neg, n.Add("Less", {x, zero}));
-  return n.Add("SelectV2", {is_neg, neg, pos});
-}
-
-// Activations composed from elementwise ops.
+// Parameterised activations: graphd ops of the same name (core/ops/activation_ops.cc)
+// with ONNX's attributes and defaults, passed explicitly.
 Status Activation(NodeContext& n) {
   const std::string& t = n.op_type();
   ASSIGN_OR_RETURN(OutputRef x, n.input(0));
-  DType dt = TypeOf(x);
-  OutputRef out;
-  if (t == "LeakyRelu") {
-    ASSIGN_OR_RETURN(OutputRef alpha, n.Scalar(dt, n.Float("alpha", 0.01f)));
-    ASSIGN_OR_RETURN(OutputRef scaled, n.Add("Mul", {x, alpha}));
-    ASSIGN_OR_RETURN(out, SelectNegative(n, x, scaled, x));
-  } else if (t == "PRelu") {
-    ASSIGN_OR_RETURN(OutputRef slope, n.input(1));
-    ASSIGN_OR_RETURN(OutputRef scaled, n.Add("Mul", {x, slope}));
-    ASSIGN_OR_RETURN(out, SelectNegative(n, x, scaled, x));
-  } else if (t == "Elu" || t == "Selu") {
-    float alpha = n.Float("alpha", t == "Elu" ? 1.0f : 1.67326319217681884765625f);
-    ASSIGN_OR_RETURN(OutputRef e, n.Add("Exp", {x}));
-    ASSIGN_OR_RETURN(OutputRef one, n.Scalar(dt, 1));
-    ASSIGN_OR_RETURN(OutputRef em1, n.Add("Sub", {e, one}));
-    ASSIGN_OR_RETURN(OutputRef a, n.Scalar(dt, alpha));
-    ASSIGN_OR_RETURN(OutputRef neg, n.Add("Mul", {em1, a}));
-    ASSIGN_OR_RETURN(out, SelectNegative(n, x, neg, x));
-    if (t == "Selu") {
-      ASSIGN_OR_RETURN(OutputRef g, n.Scalar(dt, n.Float("gamma", 1.05070102214813232421875f)));
-      ASSIGN_OR_RETURN(out, n.Add("Mul", {out, g}));
-    }
-  } else if (t == "HardSigmoid") {
-    ASSIGN_OR_RETURN(OutputRef a, n.Scalar(dt, n.Float("alpha", 0.2f)));
-    ASSIGN_OR_RETURN(OutputRef b, n.Scalar(dt, n.Float("beta", 0.5f)));
-    ASSIGN_OR_RETURN(OutputRef zero, n.Scalar(dt, 0));
-    ASSIGN_OR_RETURN(OutputRef one, n.Scalar(dt, 1));
-    ASSIGN_OR_RETURN(OutputRef ax, n.Add("Mul", {x, a}));
-    ASSIGN_OR_RETURN(OutputRef axb, n.Add("Add", {ax, b}));
-    ASSIGN_OR_RETURN(OutputRef lo, n.Add("Maximum", {axb, zero}));
-    ASSIGN_OR_RETURN(out, n.Add("Minimum", {lo, one}));
-  } else if (t == "Softplus") {
-    ASSIGN_OR_RETURN(OutputRef e, n.Add("Exp", {x}));
-    ASSIGN_OR_RETURN(OutputRef one, n.Scalar(dt, 1));
-    ASSIGN_OR_RETURN(OutputRef ep1, n.Add("Add", {e, one}));
-    ASSIGN_OR_RETURN(out, n.Add("Log", {ep1}));
-  } else if (t == "Softsign") {
-    ASSIGN_OR_RETURN(OutputRef ax, n.Add("Abs", {x}));
-    ASSIGN_OR_RETURN(OutputRef one, n.Scalar(dt, 1));
-    ASSIGN_OR_RETURN(OutputRef d, n.Add("Add", {ax, one}));
-    ASSIGN_OR_RETURN(out, n.Add("Div", {x, d}));
-  } else if (t == "ThresholdedRelu") {
-    ASSIGN_OR_RETURN(OutputRef a, n.Scalar(dt, n.Float("alpha", 1.0f)));
-    ASSIGN_OR_RETURN(OutputRef gt, n.Add("Greater", {x, a}));
-    ASSIGN_OR_RETURN(OutputRef zero, n.Add("ZerosLike", {x}));
-    ASSIGN_OR_RETURN(out, n.Add("SelectV2", {gt, x, zero}));
-  } else {
-    return n.Unsupported("");
+  AttrMap attrs;
+  auto attr = [&](const char* name, float fallback) { attrs[name] = n.Float(name, fallback); };
+  if (t == "LeakyRelu") attr("alpha", 0.01f);
+  if (t == "Elu" || t == "Celu" || t == "ThresholdedRelu") attr("alpha", 1.0f);
+  if (t == "Selu") {
+    attr("alpha", 1.67326319217681884765625f);
+    attr("gamma", 1.05070102214813232421875f);
   }
+  if (t == "HardSigmoid") {
+    attr("alpha", 0.2f);
+    attr("beta", 0.5f);
+  }
+  if (t == "Shrink") {
+    attr("bias", 0.0f);
+    attr("lambd", 0.5f);
+  }
+  std::vector<OutputRef> inputs{x};
+  if (t == "PRelu") {
+    ASSIGN_OR_RETURN(OutputRef slope, n.input(1));
+    const PartialShape& xs = x.node->output(x.index).shape;
+    const PartialShape& ss = slope.node->output(slope.index).shape;
+    if (n.opset() < 7 && xs.known_rank() && xs.rank() > 2 && ss.known_rank() && ss.rank() == 1) {
+      // Opset 6: a vector slope is per channel (dim 1).
+      IntList dims{-1};
+      dims.insert(dims.end(), xs.rank() - 2, 1);
+      ASSIGN_OR_RETURN(slope, n.Add("Reshape", {slope}, {{"shape", dims}}));
+    }
+    inputs.push_back(slope);
+  }
+  ASSIGN_OR_RETURN(OutputRef out, n.Add(t, inputs, attrs));
+  return n.SetOutput(0, out);
+}
+
+Status BitShift(NodeContext& n) {
+  std::string dir = n.Str("direction", "");
+  if (dir != "LEFT" && dir != "RIGHT") return n.Invalid("direction must be LEFT or RIGHT");
+  ASSIGN_OR_RETURN(OutputRef x, n.input(0));
+  ASSIGN_OR_RETURN(OutputRef y, n.input(1));
+  ASSIGN_OR_RETURN(OutputRef out, n.Add(dir == "LEFT" ? "LeftShift" : "RightShift", {x, y}));
   return n.SetOutput(0, out);
 }
 
@@ -196,14 +198,17 @@ Status Clip(NodeContext& n) {
 void RegisterElementwiseOps(OpTable& table) {
   for (const auto& [onnx_op, unused] : DirectOps()) table[onnx_op] = Direct;
   for (const char* op : {"Max", "Min", "Sum", "Mean"}) table[op] = Variadic;
-  for (const char* op : {"LeakyRelu", "PRelu", "Elu", "Selu", "HardSigmoid", "Softplus", "Softsign",
-                         "ThresholdedRelu"}) {
+  for (const char* op : {"LeakyRelu", "PRelu", "Elu", "Selu", "Celu", "HardSigmoid", "HardSwish", "Softplus",
+                         "Softsign", "ThresholdedRelu", "Shrink"}) {
     table[op] = Activation;
   }
   table["Pow"] = Pow;
   table["Mod"] = Mod;
   table["Cast"] = Cast;
   table["Where"] = Where;
+  table["CastLike"] = CastLike;
+  table["Xor"] = Xor;
+  table["BitShift"] = BitShift;
   table["Clip"] = Clip;
 }
 

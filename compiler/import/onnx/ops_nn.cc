@@ -280,40 +280,94 @@ Status MatMul(NodeContext& n) {
 
 // Softmax, LogSoftmax: graphd's ops work on the last axis. Opset < 13 flattens the
 // input to 2-D at `axis` (default 1); opset 13+ works on one axis (default -1).
+// The op on the last axis of `v`: graphd's Softmax, LogSoftmax or Hardmax.
+StatusOr<OutputRef> LastAxisOp(NodeContext& n, OutputRef v) {
+  const std::string& t = n.op_type();
+  if (t != "Hardmax") return n.Add(t == "LogSoftmax" ? "LogSoftmax" : "Softmax", {v});
+  return n.Add("Hardmax", {v}, {{"axis", int64_t{-1}}});
+}
+
 Status Softmax(NodeContext& n) {
-  const char* op = n.op_type() == "LogSoftmax" ? "LogSoftmax" : "Softmax";
   ASSIGN_OR_RETURN(OutputRef x, n.input(0));
   ASSIGN_OR_RETURN(int rank, KnownRank(n, x, "the input"));
   bool legacy = n.opset() < 13;
   ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(n, n.Int("axis", legacy ? 1 : -1), rank));
   OutputRef y;
   if (axis == rank - 1) {
-    ASSIGN_OR_RETURN(y, n.Add(op, {x}));
+    ASSIGN_OR_RETURN(y, LastAxisOp(n, x));
   } else if (legacy) {
     const PartialShape& s = TypeOf(x).shape;
     if (!s.fully_defined()) return n.Unsupported("axis before the last with unknown dims");
     int64_t inner = 1;
     for (int i = static_cast<int>(axis); i < rank; ++i) inner *= s.dim(i);
     ASSIGN_OR_RETURN(OutputRef flat, Reshape(n, x, {-1, inner}));
-    ASSIGN_OR_RETURN(y, n.Add(op, {flat}));
+    ASSIGN_OR_RETURN(y, LastAxisOp(n, flat));
     ASSIGN_OR_RETURN(y, Reshape(n, y, s.dims()));
   } else {
     std::vector<int64_t> perm;
     for (int i = 0; i < rank; ++i) perm.push_back(i);
     std::swap(perm[axis], perm[rank - 1]);
     ASSIGN_OR_RETURN(OutputRef t, Transpose(n, x, perm));
-    ASSIGN_OR_RETURN(y, n.Add(op, {t}));
+    ASSIGN_OR_RETURN(y, LastAxisOp(n, t));
     ASSIGN_OR_RETURN(y, Transpose(n, y, perm));
   }
   return n.SetOutput(0, y);
 }
 
-// Inference: Dropout is the identity (its mask output is not supported).
+// Inference: Dropout is the identity and its mask all true. training_mode (a
+// constant true) is not supported.
 Status Dropout(NodeContext& n) {
-  if (n.num_outputs() > 1 && !n.proto().output(1).empty()) return n.Unsupported("the mask output");
+  if (n.has_input(2)) {
+    ASSIGN_OR_RETURN(Tensor training, n.ConstInput(2, "training_mode"));
+    if (training.dtype() != DType::kBool || training.num_elements() != 1) {
+      return n.Invalid("training_mode must be a bool scalar");
+    }
+    bool zero_ratio = false;  // training with ratio 0 keeps everything
+    if (n.has_input(1)) {
+      const Tensor* ratio = n.ctx().GetConst(n.proto().input(1));
+      zero_ratio = ratio != nullptr && ratio->num_elements() == 1 &&
+                   ((ratio->dtype() == DType::kFloat32 && ratio->data<float>()[0] == 0.0f) ||
+                    (ratio->dtype() == DType::kFloat64 && ratio->data<double>()[0] == 0.0));
+    }
+    if (training.data<bool>()[0] && !zero_ratio) return n.Unsupported("training_mode=true (random dropout)");
+  }
   ASSIGN_OR_RETURN(OutputRef x, n.input(0));
   ASSIGN_OR_RETURN(OutputRef y, n.Add("Identity", {x}));
+  if (n.num_outputs() > 1 && !n.proto().output(1).empty()) {
+    ASSIGN_OR_RETURN(OutputRef ones, n.Add("OnesLike", {x}));
+    ASSIGN_OR_RETURN(OutputRef mask, n.Add("Cast", {ones}, {{"DstT", DType::kBool}}));
+    RETURN_IF_ERROR(n.SetOutput(1, mask));
+  }
   return n.SetOutput(0, y);
+}
+
+// LayerNormalization over the axes from `axis` on; the Mean and InvStdDev outputs
+// are given when asked for.
+Status LayerNorm(NodeContext& n) {
+  ASSIGN_OR_RETURN(OutputRef x, n.input(0));
+  ASSIGN_OR_RETURN(int rank, KnownRank(n, x, "the input"));
+  ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(n, n.Int("axis", -1), rank));
+  IntList axes;
+  for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
+  AttrMap reduce{{"axis", axes}, {"keep_dims", true}};
+  DType dt = TypeOf(x).dtype;
+  ASSIGN_OR_RETURN(OutputRef mean, n.Add("Mean", {x}, reduce));
+  ASSIGN_OR_RETURN(OutputRef d, n.Add("Sub", {x, mean}));
+  ASSIGN_OR_RETURN(OutputRef sq, n.Add("Square", {d}));
+  ASSIGN_OR_RETURN(OutputRef var, n.Add("Mean", {sq}, reduce));
+  ASSIGN_OR_RETURN(OutputRef eps, n.Scalar(dt, n.Float("epsilon", 1e-5f)));
+  ASSIGN_OR_RETURN(OutputRef ve, n.Add("Add", {var, eps}));
+  ASSIGN_OR_RETURN(OutputRef inv, n.Add("Rsqrt", {ve}));
+  ASSIGN_OR_RETURN(OutputRef y, n.Add("Mul", {d, inv}));
+  ASSIGN_OR_RETURN(OutputRef scale, n.input(1));
+  ASSIGN_OR_RETURN(y, n.Add("Mul", {y, scale}));
+  if (n.has_input(2)) {
+    ASSIGN_OR_RETURN(OutputRef b, n.input(2));
+    ASSIGN_OR_RETURN(y, n.Add("Add", {y, b}));
+  }
+  RETURN_IF_ERROR(n.SetOutput(0, y));
+  RETURN_IF_ERROR(n.SetOutput(1, mean));
+  return n.SetOutput(2, inv);
 }
 
 }  // namespace
@@ -330,6 +384,8 @@ void RegisterNnOps(OpTable& table) {
   table["Softmax"] = Softmax;
   table["LogSoftmax"] = Softmax;
   table["Dropout"] = Dropout;
+  table["Hardmax"] = Softmax;
+  table["LayerNormalization"] = LayerNorm;
 }
 
 }  // namespace graphd::compiler::onnx_import

@@ -62,14 +62,35 @@ Status Reduce(NodeContext& n) {
 }
 
 Status ArgReduce(NodeContext& n) {
-  if (n.Int("select_last_index", 0) != 0) return n.Unsupported("select_last_index=1");
   ASSIGN_OR_RETURN(OutputRef x, n.input(0));
   ASSIGN_OR_RETURN(int rank, KnownRank(n, x, "the input"));
   ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(n, n.Int("axis", 0), rank));
+  bool last = n.Int("select_last_index", 0) != 0;
+  int64_t dim = TypeOf(x).shape.dim(static_cast<int>(axis));
+  if (last) {
+    // The last extremum is the first one of the reversed input, counted from the end.
+    if (dim == kUnknownDim) return n.Unsupported("select_last_index=1 with an unknown dim");
+    ASSIGN_OR_RETURN(x, n.Add("ReverseV2", {x}, {{"axis", IntList{axis}}}));
+  }
   ASSIGN_OR_RETURN(OutputRef y, n.Add(n.op_type(), {x}, {{"axis", axis}, {"output_type", DType::kInt64}}));
+  if (last) {
+    ASSIGN_OR_RETURN(OutputRef top, n.Scalar(DType::kInt64, static_cast<double>(dim - 1)));
+    ASSIGN_OR_RETURN(y, n.Add("Sub", {top, y}));
+  }
   if (n.Int("keepdims", 1) != 0) {
     ASSIGN_OR_RETURN(y, ExpandDims(n, y, axis));
   }
+  return n.SetOutput(0, y);
+}
+
+// CumSum(x, axis): the axis is a constant (or value) input.
+Status CumSum(NodeContext& n) {
+  ASSIGN_OR_RETURN(OutputRef x, n.input(0));
+  ASSIGN_OR_RETURN(std::vector<int64_t> axis, n.ConstInts(1, "axis"));
+  if (axis.size() != 1) return n.Invalid("axis must hold one value");
+  ASSIGN_OR_RETURN(OutputRef y, n.Add("Cumsum", {x}, {{"axis", axis[0]},
+                                                     {"exclusive", n.Int("exclusive", 0) != 0},
+                                                     {"reverse", n.Int("reverse", 0) != 0}}));
   return n.SetOutput(0, y);
 }
 
@@ -82,6 +103,7 @@ void RegisterReductionOps(OpTable& table) {
   }
   table["ArgMax"] = ArgReduce;
   table["ArgMin"] = ArgReduce;
+  table["CumSum"] = CumSum;
 }
 
 }  // namespace graphd::compiler::onnx_import

@@ -172,6 +172,14 @@ Status Gather(NodeContext& n) {
     ASSIGN_OR_RETURN(idx, n.Const(std::move(fixed)));
   } else {
     ASSIGN_OR_RETURN(idx, n.input(1));
+    if (dim != kUnknownDim) {  // negative indices count from the end
+      DType it = TypeOf(idx).dtype;
+      ASSIGN_OR_RETURN(OutputRef zero, n.Scalar(it, 0));
+      ASSIGN_OR_RETURN(OutputRef size, n.Scalar(it, static_cast<double>(dim)));
+      ASSIGN_OR_RETURN(OutputRef neg, n.Add("Less", {idx, zero}));
+      ASSIGN_OR_RETURN(OutputRef wrapped, n.Add("Add", {idx, size}));
+      ASSIGN_OR_RETURN(idx, n.Add("SelectV2", {neg, wrapped, idx}));
+    }
   }
   ASSIGN_OR_RETURN(OutputRef y, n.Add("GatherV2", {x, idx}, {{"axis", axis}}));
   return n.SetOutput(0, y);
