@@ -10,6 +10,7 @@ OpBuilder FindOpBuilder(const std::string& op_type) {
     RegisterShapeOps(*t);
     RegisterReductionOps(*t);
     RegisterGeneratorOps(*t);
+    RegisterNormOps(*t);
     return t;
   }();
   auto it = table->find(op_type);

@@ -17,6 +17,7 @@ void RegisterNnOps(OpTable& table);           // ops_nn.cc
 void RegisterShapeOps(OpTable& table);        // ops_shape.cc
 void RegisterReductionOps(OpTable& table);    // ops_reduction.cc
 void RegisterGeneratorOps(OpTable& table);    // ops_generator.cc
+void RegisterNormOps(OpTable& table);         // ops_norm.cc
 
 // The builder for `op_type`, or nullptr. The table is built once; thread-safe.
 OpBuilder FindOpBuilder(const std::string& op_type);

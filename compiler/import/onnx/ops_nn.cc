@@ -1,6 +1,6 @@
 // Neural-network ONNX ops. ONNX is channels-first (NCHW); graphd's Conv2D and pools are
 // NHWC like TensorFlow, so these builders transpose in and out (1-D ops get a unit
-// height). Gemm/MatMul, BatchNormalization (inference), Softmax family, Dropout.
+// height). Gemm/MatMul, Softmax family, Dropout. Normalisations: ops_norm.cc.
 #include <cmath>
 #include <limits>
 
@@ -191,33 +191,6 @@ Status GlobalPool(NodeContext& n) {
   return n.SetOutput(0, y);
 }
 
-Status BatchNorm(NodeContext& n) {
-  if (n.Int("training_mode", 0) != 0) return n.Unsupported("training_mode=1");
-  for (int i = 1; i < n.num_outputs(); ++i) {
-    if (!n.proto().output(i).empty()) return n.Unsupported("training outputs (running mean/var)");
-  }
-  ASSIGN_OR_RETURN(OutputRef x, n.input(0));
-  ASSIGN_OR_RETURN(int rank, KnownRank(n, x, "the input"));
-  if (rank < 2) return n.Invalid("input must have rank >= 2");
-  std::vector<int64_t> pshape{-1};
-  for (int i = 2; i < rank; ++i) pshape.push_back(1);
-  std::vector<OutputRef> p;  // scale, bias, mean, var as [C,1,...]
-  for (int i = 1; i <= 4; ++i) {
-    ASSIGN_OR_RETURN(OutputRef v, n.input(i));
-    ASSIGN_OR_RETURN(v, Reshape(n, v, pshape));
-    p.push_back(v);
-  }
-  DType dt = TypeOf(x).dtype;
-  ASSIGN_OR_RETURN(OutputRef eps, n.Scalar(dt, n.Float("epsilon", 1e-5f)));
-  ASSIGN_OR_RETURN(OutputRef ve, n.Add("Add", {p[3], eps}));
-  ASSIGN_OR_RETURN(OutputRef inv, n.Add("Rsqrt", {ve}));
-  ASSIGN_OR_RETURN(OutputRef mul, n.Add("Mul", {inv, p[0]}));
-  ASSIGN_OR_RETURN(OutputRef centered, n.Add("Sub", {x, p[2]}));
-  ASSIGN_OR_RETURN(OutputRef scaled, n.Add("Mul", {centered, mul}));
-  ASSIGN_OR_RETURN(OutputRef y, n.Add("Add", {scaled, p[1]}));
-  return n.SetOutput(0, y);
-}
-
 Status Gemm(NodeContext& n) {
   ASSIGN_OR_RETURN(OutputRef a, n.input(0));
   ASSIGN_OR_RETURN(OutputRef b, n.input(1));
@@ -341,35 +314,6 @@ Status Dropout(NodeContext& n) {
   return n.SetOutput(0, y);
 }
 
-// LayerNormalization over the axes from `axis` on; the Mean and InvStdDev outputs
-// are given when asked for.
-Status LayerNorm(NodeContext& n) {
-  ASSIGN_OR_RETURN(OutputRef x, n.input(0));
-  ASSIGN_OR_RETURN(int rank, KnownRank(n, x, "the input"));
-  ASSIGN_OR_RETURN(int64_t axis, NormalizeAxis(n, n.Int("axis", -1), rank));
-  IntList axes;
-  for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
-  AttrMap reduce{{"axis", axes}, {"keep_dims", true}};
-  DType dt = TypeOf(x).dtype;
-  ASSIGN_OR_RETURN(OutputRef mean, n.Add("Mean", {x}, reduce));
-  ASSIGN_OR_RETURN(OutputRef d, n.Add("Sub", {x, mean}));
-  ASSIGN_OR_RETURN(OutputRef sq, n.Add("Square", {d}));
-  ASSIGN_OR_RETURN(OutputRef var, n.Add("Mean", {sq}, reduce));
-  ASSIGN_OR_RETURN(OutputRef eps, n.Scalar(dt, n.Float("epsilon", 1e-5f)));
-  ASSIGN_OR_RETURN(OutputRef ve, n.Add("Add", {var, eps}));
-  ASSIGN_OR_RETURN(OutputRef inv, n.Add("Rsqrt", {ve}));
-  ASSIGN_OR_RETURN(OutputRef y, n.Add("Mul", {d, inv}));
-  ASSIGN_OR_RETURN(OutputRef scale, n.input(1));
-  ASSIGN_OR_RETURN(y, n.Add("Mul", {y, scale}));
-  if (n.has_input(2)) {
-    ASSIGN_OR_RETURN(OutputRef b, n.input(2));
-    ASSIGN_OR_RETURN(y, n.Add("Add", {y, b}));
-  }
-  RETURN_IF_ERROR(n.SetOutput(0, y));
-  RETURN_IF_ERROR(n.SetOutput(1, mean));
-  return n.SetOutput(2, inv);
-}
-
 }  // namespace
 
 void RegisterNnOps(OpTable& table) {
@@ -378,14 +322,12 @@ void RegisterNnOps(OpTable& table) {
   table["AveragePool"] = Pool;
   table["GlobalAveragePool"] = GlobalPool;
   table["GlobalMaxPool"] = GlobalPool;
-  table["BatchNormalization"] = BatchNorm;
   table["Gemm"] = Gemm;
   table["MatMul"] = MatMul;
   table["Softmax"] = Softmax;
   table["LogSoftmax"] = Softmax;
   table["Dropout"] = Dropout;
   table["Hardmax"] = Softmax;
-  table["LayerNormalization"] = LayerNorm;
 }
 
 }  // namespace graphd::compiler::onnx_import
