@@ -18,7 +18,7 @@ const absl::flat_hash_map<std::string, std::string>& DirectOps() {
       {"Relu", "Relu"}, {"Sigmoid", "Sigmoid"}, {"Tanh", "Tanh"}, {"Exp", "Exp"},
       {"Log", "Log"}, {"Sqrt", "Sqrt"}, {"Abs", "Abs"}, {"Neg", "Neg"}, {"Floor", "Floor"},
       {"Ceil", "Ceil"}, {"Reciprocal", "Reciprocal"}, {"Sin", "Sin"}, {"Cos", "Cos"},
-      {"Sign", "Sign"}, {"Round", "Round"}, {"Identity", "Identity"},
+      {"Sign", "Sign"}, {"Round", "Round"}, {"Identity", "Identity"}, {"Range", "Range"},
   };
   return *m;
 }

@@ -1,4 +1,5 @@
-// ONNX ops that make or mask tensors by shape: ConstantOfShape, Trilu.
+// ONNX ops that make or mask tensors by shape: ConstantOfShape, Trilu, OneHot (Range
+// maps directly: ops_elementwise.cc).
 #include "absl/strings/str_cat.h"
 #include "compiler/import/onnx/build_util.h"
 #include "compiler/import/onnx/op_table.h"
@@ -34,11 +35,45 @@ Status Trilu(NodeContext& n) {
   return n.SetOutput(0, y);
 }
 
+// OneHot(indices, depth, values[off, on]; axis=-1): depth and values are constant (or
+// value) inputs; negative indices count back from depth; float indices are cast.
+Status OneHot(NodeContext& n) {
+  ASSIGN_OR_RETURN(OutputRef idx, n.input(0));
+  ASSIGN_OR_RETURN(Tensor depth_t, n.ConstInput(1, "depth"));
+  auto depth = DoubleValues(depth_t);
+  if (!depth.ok() || depth->size() != 1) return n.Invalid("depth must be a scalar");
+  ASSIGN_OR_RETURN(Tensor values, n.ConstInput(2, "values"));
+  auto v = DoubleValues(values);
+  if (!v.ok() || v->size() != 2) return n.Invalid("values must hold [off_value, on_value]");
+  DType it = TypeOf(idx).dtype;
+  if (it != DType::kInt32 && it != DType::kInt64) {
+    ASSIGN_OR_RETURN(idx, n.Add("Cast", {idx}, {{"DstT", DType::kInt64}}));
+    it = DType::kInt64;
+  }
+  int64_t d = static_cast<int64_t>((*depth)[0]);
+  ASSIGN_OR_RETURN(OutputRef zero, n.Scalar(it, 0));
+  ASSIGN_OR_RETURN(OutputRef size, n.Scalar(it, static_cast<double>(d)));
+  ASSIGN_OR_RETURN(OutputRef neg, n.Add("Less", {idx, zero}));
+  ASSIGN_OR_RETURN(OutputRef wrapped, n.Add("Add", {idx, size}));
+  ASSIGN_OR_RETURN(idx, n.Add("SelectV2", {neg, wrapped, idx}));
+  int64_t axis = n.Int("axis", -1);
+  if (axis < -1) {  // graphd takes -1 or a non-negative axis of the output
+    ASSIGN_OR_RETURN(int rank, KnownRank(n, idx, "the indices"));
+    axis += rank + 1;
+  }
+  ASSIGN_OR_RETURN(OutputRef y, n.Add("OneHot", {idx}, {{"depth", d}, {"axis", axis},
+                                                        {"dtype", values.dtype()},
+                                                        {"off_value", static_cast<float>((*v)[0])},
+                                                        {"on_value", static_cast<float>((*v)[1])}}));
+  return n.SetOutput(0, y);
+}
+
 }  // namespace
 
 void RegisterGeneratorOps(OpTable& table) {
   table["ConstantOfShape"] = ConstantOfShape;
   table["Trilu"] = Trilu;
+  table["OneHot"] = OneHot;
 }
 
 }  // namespace graphd::compiler::onnx_import
