@@ -11,6 +11,7 @@ OpBuilder FindOpBuilder(const std::string& op_type) {
     RegisterReductionOps(*t);
     RegisterGeneratorOps(*t);
     RegisterNormOps(*t);
+    RegisterIndexOps(*t);
     return t;
   }();
   auto it = table->find(op_type);

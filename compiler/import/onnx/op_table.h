@@ -18,6 +18,7 @@ void RegisterShapeOps(OpTable& table);        // ops_shape.cc
 void RegisterReductionOps(OpTable& table);    // ops_reduction.cc
 void RegisterGeneratorOps(OpTable& table);    // ops_generator.cc
 void RegisterNormOps(OpTable& table);         // ops_norm.cc
+void RegisterIndexOps(OpTable& table);        // ops_index.cc
 
 // The builder for `op_type`, or nullptr. The table is built once; thread-safe.
 OpBuilder FindOpBuilder(const std::string& op_type);
