@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "executor/cpu/broadcast.h"  // kCheckEvery
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
@@ -65,6 +66,7 @@ StatusOr<std::vector<int64_t>> ElementOffsets(KernelContext& ctx, const Shape& d
   std::vector<int64_t> pos(is.rank(), 0);
   int64_t base = 0;  // the offset of `pos` with 0 on `axis`
   for (int64_t p = 0; p < indices.num_elements(); ++p) {
+    if (p % kCheckEvery == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
     ASSIGN_OR_RETURN(int64_t i, Normalize(ctx, IndexAt(indices, p), data.dim(axis), axis, data));
     offsets[p] = base + i * stride[axis];
     for (int d = is.rank() - 1; d >= 0; --d) {
@@ -104,6 +106,7 @@ StatusOr<std::vector<int64_t>> SliceOffsets(KernelContext& ctx, const Shape& dat
   const int64_t batch_size = batch_dims == 0 ? 0 : stride[batch_dims - 1];
   std::vector<int64_t> offsets(tuples);
   for (int64_t t = 0; t < tuples; ++t) {
+    if (t % kCheckEvery == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
     int64_t off = batch_dims == 0 ? 0 : (t / per_batch) * batch_size;
     for (int k = 0; k < r; ++k) {
       const int d = batch_dims + k;

@@ -38,10 +38,11 @@ StatusOr<int64_t> ReadK(KernelContext& ctx, int64_t n) {
 }
 
 template <typename T, typename I>
-void TopK(const T* x, T* values, I* indices, int64_t outer, int64_t n, int64_t inner, int64_t k,
-          bool largest) {
+Status TopK(const CancellationToken& token, const T* x, T* values, I* indices, int64_t outer,
+            int64_t n, int64_t inner, int64_t k, bool largest) {
   std::vector<int64_t> order(n);
   for (int64_t o = 0; o < outer; ++o) {
+    RETURN_IF_ERROR(token.Check());
     for (int64_t i = 0; i < inner; ++i) {
       const T* col = x + o * n * inner + i;
       auto before = [&](int64_t a, int64_t b) {
@@ -59,6 +60,7 @@ void TopK(const T* x, T* values, I* indices, int64_t outer, int64_t n, int64_t i
       }
     }
   }
+  return absl::OkStatus();
 }
 
 KernelFactory TopKFactory() {
@@ -84,13 +86,11 @@ KernelFactory TopKFactory() {
           return ctx.Error("bool is not supported");
         } else {
           if (indices->dtype() == DType::kInt32) {
-            TopK(x.data<T>(), values->data<T>(), indices->data<int32_t>(), outer, n, inner, k,
-                 largest);
-          } else {
-            TopK(x.data<T>(), values->data<T>(), indices->data<int64_t>(), outer, n, inner, k,
-                 largest);
+            return TopK(ctx.cancellation(), x.data<T>(), values->data<T>(),
+                        indices->data<int32_t>(), outer, n, inner, k, largest);
           }
-          return absl::OkStatus();
+          return TopK(ctx.cancellation(), x.data<T>(), values->data<T>(), indices->data<int64_t>(),
+                      outer, n, inner, k, largest);
         }
       });
     });
