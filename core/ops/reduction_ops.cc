@@ -77,18 +77,42 @@ Status InferArgReduce(InferenceContext& c) {
   return absl::OkStatus();
 }
 
-// attrs: axis (int, default 0), exclusive, reverse (bool, default false).
+// Cumsum(x[, axis]): attrs axis (int, default 0), exclusive, reverse (bool, default
+// false). The axis may instead come as a second input (as in TensorFlow and ONNX), an
+// int32/int64 scalar or 1-element tensor read at run time; not both.
 Status InferCumsum(InferenceContext& c) {
   const TensorType& x = c.input(0);
   if (!IsNumeric(x.dtype)) {
     return c.Error(absl::StrCat("dtype ", DTypeName(x.dtype), " is not supported"));
+  }
+  if (c.num_inputs() > 2) {
+    return c.Error(absl::StrCat("expected 1 or 2 inputs (x, axis), got ", c.num_inputs()));
   }
   ASSIGN_OR_RETURN(int64_t axis, c.AttrOr<int64_t>("axis", 0));
   ASSIGN_OR_RETURN(bool exclusive, c.AttrOr<bool>("exclusive", false));
   ASSIGN_OR_RETURN(bool reverse, c.AttrOr<bool>("reverse", false));
   (void)exclusive;
   (void)reverse;
-  if (x.shape.known_rank()) RETURN_IF_ERROR(ops::CanonicalAxis(c, axis, x.shape.rank()).status());
+  bool axis_known = true;
+  if (c.num_inputs() == 2) {
+    if (c.attrs().contains("axis")) {
+      return c.Error("axis is given both as an attribute and as an input");
+    }
+    const TensorType& a = c.input(1);
+    RETURN_IF_ERROR(ops::CheckDType(c, a.dtype, {DType::kInt32, DType::kInt64}, "axis dtype"));
+    if (a.shape.known_rank() &&
+        (a.shape.rank() > 1 || (a.shape.fully_defined() && a.shape.num_elements() != 1))) {
+      return c.Error(absl::StrCat("axis must be a scalar, got shape ", a.shape.ToString()));
+    }
+    const Tensor* v = c.input_value(1);
+    axis_known = v != nullptr && v->num_elements() == 1;
+    if (axis_known) {
+      axis = v->dtype() == DType::kInt32 ? int64_t{v->data<int32_t>()[0]} : v->data<int64_t>()[0];
+    }
+  }
+  if (axis_known && x.shape.known_rank()) {
+    RETURN_IF_ERROR(ops::CanonicalAxis(c, axis, x.shape.rank()).status());
+  }
   c.AddOutput(x.dtype, x.shape);
   return absl::OkStatus();
 }
@@ -106,7 +130,8 @@ void RegisterReductionOps(OpRegistry& r) {
   }
   r.Register({.name = "ArgMax", .num_inputs = 1, .infer = InferArgReduce});
   r.Register({.name = "ArgMin", .num_inputs = 1, .infer = InferArgReduce});
-  r.Register({.name = "Cumsum", .num_inputs = 1, .infer = InferCumsum});
+  r.Register({.name = "Cumsum", .num_inputs = OpDef::kVariadic, .min_inputs = 1,
+              .infer = InferCumsum});
 }
 
 }  // namespace graphd

@@ -1,5 +1,6 @@
 // ArgMax / ArgMin over one axis (first index of the extreme value) and Cumsum (with
-// exclusive and reverse), as loops over an [outer, n, inner] view of the input.
+// exclusive and reverse; axis an attribute or a run-time input), as loops over an
+// [outer, n, inner] view of the input.
 #include <type_traits>
 
 #include "executor/cpu/dispatch.h"
@@ -68,7 +69,14 @@ Status ArgReduce(KernelContext& ctx) {
 
 Status CumsumFn(KernelContext& ctx) {
   const Tensor& x = ctx.input(0);
-  const int64_t axis_attr = AttrOr<int64_t>(ctx.node(), "axis", 0);
+  int64_t axis_attr = AttrOr<int64_t>(ctx.node(), "axis", 0);
+  if (ctx.num_inputs() == 2) {  // the axis as a run-time value
+    const Tensor& a = ctx.input(1);
+    if (a.num_elements() != 1) {
+      return ctx.Error(absl::StrCat("axis must be a scalar, got shape ", a.shape().ToString()));
+    }
+    axis_attr = a.dtype() == DType::kInt32 ? int64_t{a.data<int32_t>()[0]} : a.data<int64_t>()[0];
+  }
   const bool exclusive = AttrOr<bool>(ctx.node(), "exclusive", false);
   const bool reverse = AttrOr<bool>(ctx.node(), "reverse", false);
   RETURN_IF_ERROR(CheckAxis(ctx, axis_attr, x.shape().rank()));

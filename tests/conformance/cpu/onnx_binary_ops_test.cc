@@ -1,4 +1,5 @@
-// TruncateMod, LeftShift/RightShift, PRelu, ClipByValue, Hardmax and Trilu: values
+// TruncateMod, LeftShift/RightShift, PRelu, ClipByValue, Hardmax, Trilu and Cumsum
+// with a run-time axis (the ONNX CumSum examples): values
 // worked by hand (C's fmod/% for TruncateMod, checked with Python's math.fmod), with
 // broadcasting, empty tensors and inference errors.
 #include <cmath>
@@ -175,6 +176,37 @@ TEST(TriluTest, UpperAndLowerWithK) {
   EXPECT_THAT(InferError("Trilu", {TT(DType::kFloat32, {3, 3}), TT(DType::kInt64, {}),
                                    TT(DType::kInt64, {})}),
               HasSubstr("expected 1 or 2 inputs"));
+}
+
+TEST(CumsumTest, AxisAsRunTimeInput) {
+  Tensor x = Make<double>(Shape({5}), {1, 2, 3, 4, 5});
+  Tensor zero = Make<int32_t>(Shape({}), {0});
+  ExpectRun("Cumsum", {x, zero}, Shape({5}), {1, 3, 6, 10, 15});
+  ExpectRun("Cumsum", {x, zero}, Shape({5}), {0, 1, 3, 6, 10}, {{"exclusive", true}});
+  ExpectRun("Cumsum", {x, zero}, Shape({5}), {15, 14, 12, 9, 5}, {{"reverse", true}});
+  ExpectRun("Cumsum", {x, zero}, Shape({5}), {14, 12, 9, 5, 0},
+            {{"exclusive", true}, {"reverse", true}});
+  Tensor m = Make<float>(Shape({2, 3}), {1, 2, 3, 4, 5, 6});
+  ExpectRun("Cumsum", {m, Make<int64_t>(Shape({}), {0})}, Shape({2, 3}), {1, 2, 3, 5, 7, 9});
+  ExpectRun("Cumsum", {m, Make<int64_t>(Shape({1}), {1})}, Shape({2, 3}), {1, 3, 6, 4, 9, 15});
+  ExpectRun("Cumsum", {m, Make<int32_t>(Shape({}), {-1})}, Shape({2, 3}), {1, 3, 6, 4, 9, 15});
+  auto bad = RunOp("Cumsum", {m, Make<int32_t>(Shape({}), {2})});
+  EXPECT_THAT(bad.status().message(), HasSubstr("axis 2 is out of range"));
+  EXPECT_THAT(InferError("Cumsum", {TT(DType::kFloat32, {2}), TT(DType::kInt64, {})},
+                         {{"axis", int64_t{0}}}),
+              HasSubstr("both as an attribute and as an input"));
+  EXPECT_THAT(InferError("Cumsum", {TT(DType::kFloat32, {2}), TT(DType::kFloat32, {})}),
+              HasSubstr("axis dtype is float32"));
+  EXPECT_THAT(InferError("Cumsum", {TT(DType::kFloat32, {2}), TT(DType::kInt32, {2})}),
+              HasSubstr("axis must be a scalar"));
+  // A constant axis is range-checked when the node is added.
+  Graph g;
+  const Node* px = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{2}));
+  auto axis =
+      g.AddNode({.name = "a", .op = "Const", .attrs = {{"value", Tensor::Scalar<int32_t>(3)}}});
+  ASSERT_TRUE(axis.ok());
+  auto node = g.AddNode({.name = "c", .op = "Cumsum", .inputs = {{px, 0}, {*axis, 0}}});
+  EXPECT_THAT(node.status().message(), HasSubstr("axis 3 is out of range"));
 }
 
 }  // namespace
