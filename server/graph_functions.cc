@@ -48,7 +48,7 @@ std::string InputNames(const OnnxModel& model) {
 }  // namespace
 
 StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::string_view model_bytes) {
-  ASSIGN_OR_RETURN(auto model, compiler::onnx_import::ParseOnnxModel(model_bytes));
+  ASSIGN_OR_RETURN(auto model, compiler::onnx_import::ParseOnnxModel(model_bytes, &evaluator_));
   LoadedGraph loaded;
   loaded.name = !name.empty() ? name : !model->graph_name().empty() ? model->graph_name() : "onnx_model";
   loaded.inputs = model->inputs();
@@ -104,7 +104,8 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
       std::vector<PartialShape> shapes;
       for (const Tensor& t : inputs) shapes.emplace_back(t.shape());
       auto fresh = std::make_shared<Compiled>();
-      ASSIGN_OR_RETURN(fresh->function, compiler::onnx_import::BuildOnnxFunction(*entry.model, name, shapes, values));
+      ASSIGN_OR_RETURN(fresh->function, compiler::onnx_import::BuildOnnxFunction(*entry.model, name, shapes, values,
+                                                                                      &evaluator_));
       ASSIGN_OR_RETURN(fresh->plan, executor::Plan::Build(SpecForFunction(*fresh->function), device_));
       if (entry.by_signature.size() >= kMaxSpecialisations) entry.by_signature.clear();
       entry.by_signature.emplace(key, fresh);

@@ -20,6 +20,7 @@
 #include "core/variable_store.h"
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
+#include "server/constant_evaluator.h"
 
 namespace graphd::server {
 
@@ -39,7 +40,7 @@ struct GraphCallResult {
 class GraphFunctions {
  public:
   // `device` must outlive this.
-  explicit GraphFunctions(const executor::Device& device) : device_(device) {}
+  explicit GraphFunctions(const executor::Device& device) : device_(device), evaluator_(device) {}
 
   // Parses and validates `model_bytes` and registers it as `name` ("" = the graph's
   // name, or "onnx_model"), replacing a graph of that name. On error nothing changes.
@@ -64,6 +65,8 @@ class GraphFunctions {
                             const std::vector<Tensor>& inputs);
 
   const executor::Device& device_;
+  // Folds ONNX nodes whose inputs are all constants while importing.
+  const ExecutorConstantEvaluator evaluator_;
   absl::Mutex mu_;
   std::map<std::string, std::shared_ptr<Entry>> graphs_ ABSL_GUARDED_BY(mu_);
 };

@@ -149,6 +149,29 @@ def test_nchw_conv_pool_chain(client):
     np.testing.assert_allclose(y, ref, rtol=1e-4, atol=1e-5)
 
 
+def test_shape_arithmetic_folds_at_import(client):
+    # Reshape's shape computed from Shape, Gather and Concat (as exporters write it)
+    # is folded while importing, per input shape.
+    pb = onnx_pb2()
+    idx = pb.TensorProto(name="i0", data_type=INT64, dims=[1], int64_data=[0])
+    minus = pb.TensorProto(name="m1", data_type=INT64, dims=[1], int64_data=[-1])
+    model = make_model([node("Shape", ["x"], ["s"]), node("Gather", ["s", "i0"], ["n"]),
+                        node("Concat", ["n", "m1"], ["shape"], axis=0), node("Reshape", ["x", "shape"], ["y"])],
+                       [("x", FLOAT, [None, 2, 3])], [("y", FLOAT, [None, 6])], [idx, minus])
+    fn = client.load_onnx(model)
+    for batch in (1, 4):
+        x = np.arange(batch * 6, dtype=np.float32).reshape(batch, 2, 3)
+        np.testing.assert_array_equal(fn(x), x.reshape(batch, 6))
+
+
+def test_shape_input_is_specialised_on_its_value(client):
+    fn = client.load_onnx(make_model([node("Reshape", ["x", "shape"], ["y"])],
+                                     [("x", FLOAT, [2, 3]), ("shape", INT64, [2])], [("y", FLOAT, [None, None])]))
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    assert fn(x, np.array([3, 2], np.int64)).shape == (3, 2)
+    assert fn(x, np.array([1, 6], np.int64)).shape == (1, 6)
+
+
 # --- bad models and bad inputs ------------------------------------------
 
 def check_session_still_works(client):

@@ -5,6 +5,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/import/onnx/const_fold.h"
 #include "compiler/import/onnx/node_context.h"
 #include "compiler/import/onnx/op_table.h"
 #include "compiler/import/onnx/tensor_proto.h"
@@ -21,6 +22,9 @@ OnnxModel::OnnxModel() : impl_(std::make_unique<Impl>()) {}
 OnnxModel::~OnnxModel() = default;
 
 namespace {
+
+// Nodes with more constant input elements than this are built, not folded.
+constexpr int64_t kMaxFoldElements = 1 << 16;
 
 bool IsDefaultDomain(const std::string& d) { return d.empty() || d == "ai.onnx"; }
 
@@ -69,11 +73,12 @@ StatusOr<ValueInfo> ReadValueInfo(const onnx::ValueInfoProto& v, absl::string_vi
 
 StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_name,
                             const std::vector<PartialShape>& input_shapes, const std::vector<Tensor>& input_values,
-                            std::vector<int>* wanted);
+                            std::vector<int>* wanted, const passes::ConstantEvaluator* evaluator);
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes) {
+StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes,
+                                                          const passes::ConstantEvaluator* evaluator) {
   std::shared_ptr<OnnxModel> m(new OnnxModel());
   onnx::ModelProto& model = m->impl_->model;
   if (model_bytes.empty() || !model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
@@ -114,9 +119,22 @@ StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view mode
   }
   // A trial build: unsupported ops fail the load; inputs whose values are needed
   // (shapes, axes fed as graph inputs) become value inputs, specialised per call.
+  // Unknown op types fail the load even when the trial below cannot finish.
+  for (const auto& node : g.node()) {
+    if (IsDefaultDomain(node.domain()) && FindOpBuilder(node.op_type()) != nullptr) continue;
+    std::string name = !node.name().empty() ? node.name() : node.output_size() > 0 ? node.output(0) : "";
+    if (!IsDefaultDomain(node.domain())) {
+      return errors::Unimplemented(absl::StrCat("ONNX op '", node.domain(), ".", node.op_type(),
+                                                "' is not supported: only the default domain is (node '", name, "')"));
+    }
+    return errors::Unimplemented(absl::StrCat("ONNX op '", node.op_type(), "' (opset ", m->opset_,
+                                              ") is not supported (node '", name, "')"));
+  }
   std::vector<int> wanted;
-  auto trial = Build(*m, "trial", {}, {}, &wanted);
-  if (!trial.ok() && wanted.empty()) return trial.status();
+  auto trial = Build(*m, "trial", {}, {}, &wanted, evaluator);
+  bool dynamic = false;  // with unknown dims, a build may need the concrete shapes of a call
+  for (const ValueInfo& in : m->inputs_) dynamic = dynamic || !in.shape.fully_defined();
+  if (!trial.ok() && wanted.empty() && !dynamic) return trial.status();
   std::sort(wanted.begin(), wanted.end());
   m->value_inputs_ = std::move(wanted);
   return std::shared_ptr<const OnnxModel>(std::move(m));
@@ -127,7 +145,7 @@ namespace {
 // BuildOnnxFunction; `wanted` gets the inputs whose values a builder needed.
 StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_name,
                             const std::vector<PartialShape>& input_shapes, const std::vector<Tensor>& input_values,
-                            std::vector<int>* wanted) {
+                            std::vector<int>* wanted, const passes::ConstantEvaluator* evaluator) {
   const onnx::GraphProto& g = model.impl().model.graph();
   if (!input_shapes.empty() && input_shapes.size() != model.inputs().size()) {
     return errors::InvalidArgument(absl::StrCat("the model has ", model.inputs().size(), " inputs, got ",
@@ -168,6 +186,10 @@ StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_
     }
     OpBuilder build = FindOpBuilder(node.op_type());
     if (build == nullptr) return n.Unsupported("");
+    if (evaluator != nullptr && AllInputsConstant(ctx, node, kMaxFoldElements) &&
+        FoldNode(ctx, node, build, *evaluator)) {
+      continue;
+    }
     Status status = build(n);
     if (!status.ok()) {
       if (wanted != nullptr) *wanted = ctx.wanted_values();
@@ -186,8 +208,9 @@ StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_
 
 StatusOr<FunctionRef> BuildOnnxFunction(const OnnxModel& model, const std::string& function_name,
                                         const std::vector<PartialShape>& input_shapes,
-                                        const std::vector<Tensor>& input_values) {
-  return Build(model, function_name, input_shapes, input_values, nullptr);
+                                        const std::vector<Tensor>& input_values,
+                                        const passes::ConstantEvaluator* evaluator) {
+  return Build(model, function_name, input_shapes, input_values, nullptr, evaluator);
 }
 
 StatusOr<ImportedModel> ImportOnnx(absl::string_view model_bytes, const std::string& function_name) {

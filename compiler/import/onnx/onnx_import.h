@@ -20,6 +20,10 @@
 #include "core/graph/function.h"
 #include "core/status.h"
 
+namespace graphd::compiler::passes {
+class ConstantEvaluator;
+}  // namespace graphd::compiler::passes
+
 namespace graphd::compiler::onnx_import {
 
 // The default-domain opsets this importer accepts. Opsets before 7 are accepted too
@@ -57,7 +61,8 @@ class OnnxModel {
   const Impl& impl() const { return *impl_; }
 
  private:
-  friend StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view);
+  friend StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view,
+                                                                    const passes::ConstantEvaluator*);
   OnnxModel();
   std::unique_ptr<Impl> impl_;
   std::vector<ValueInfo> inputs_;
@@ -70,9 +75,13 @@ class OnnxModel {
 // Parses and validates `model_bytes`, then builds it once with the declared shapes so
 // that unsupported ops fail here. InvalidArgument: not a ModelProto, the checker's
 // message, external data (the importer never opens a path), unsupported input dtypes;
-// Unimplemented: default-domain opset outside kMinOpset..kMaxOpset, unsupported ops
-// (those after a node that needs an input's value are only found per call).
-StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes);
+// Unimplemented: default-domain opset outside kMinOpset..kMaxOpset, unknown op types,
+// and other import errors when the inputs' shapes are fully known (with unknown dims
+// a build may need a call's concrete shapes, so those errors come per call).
+// `evaluator` (may be null: no folding) folds nodes whose inputs are all constants
+// (see const_fold.h); it must outlive the call.
+StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes,
+                                                          const passes::ConstantEvaluator* evaluator = nullptr);
 
 // Builds the function for `input_shapes` (one per model input; each must be an
 // instance of the declared shape, InvalidArgument otherwise; empty: the declared
@@ -82,7 +91,8 @@ StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view mode
 // from initializers or Constant nodes (Unimplemented otherwise).
 StatusOr<FunctionRef> BuildOnnxFunction(const OnnxModel& model, const std::string& function_name,
                                         const std::vector<PartialShape>& input_shapes = {},
-                                        const std::vector<Tensor>& input_values = {});
+                                        const std::vector<Tensor>& input_values = {},
+                                        const passes::ConstantEvaluator* evaluator = nullptr);
 
 struct ImportedModel {
   FunctionRef function;

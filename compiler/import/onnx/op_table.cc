@@ -12,6 +12,7 @@ OpBuilder FindOpBuilder(const std::string& op_type) {
     RegisterGeneratorOps(*t);
     RegisterNormOps(*t);
     RegisterIndexOps(*t);
+    RegisterMathOps(*t);
     return t;
   }();
   auto it = table->find(op_type);
