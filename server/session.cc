@@ -38,13 +38,17 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
                                         " but the request expected version ", expected_version,
                                         " (another client extended it?)"));
   }
-  if (def.nodes.empty()) return version_;
-  if (graph_.num_nodes() + def.nodes.size() > static_cast<size_t>(kMaxGraphNodes)) {
-    return errors::ResourceExhausted(absl::StrCat("a session's graph holds at most ", kMaxGraphNodes,
-                                                  " nodes; this one has ", graph_.num_nodes(),
-                                                  " and the request adds ", def.nodes.size()));
+  if (def.nodes.empty() && def.library.empty()) return version_;
+  size_t added = def.nodes.size();
+  for (const FunctionDef& f : def.library) added += f.nodes.size() + f.arg_names.size();
+  if (graph_.num_nodes() + function_nodes_ + added > static_cast<size_t>(kMaxGraphNodes)) {
+    return errors::ResourceExhausted(absl::StrCat(
+        "a session's graph (with its functions) holds at most ", kMaxGraphNodes,
+        " nodes; this one has ", graph_.num_nodes() + function_nodes_, " and the request adds ",
+        added));
   }
-  RETURN_IF_ERROR(compiler::ImportGraphDef(def, graph_));
+  RETURN_IF_ERROR(compiler::ImportGraphDef(def, graph_, &functions_));
+  function_nodes_ += added - def.nodes.size();
   return ++version_;
 }
 

@@ -17,6 +17,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "compiler/import/function_library.h"
 #include "core/cancellation.h"
 #include "core/graph/graph.h"
 #include "core/graph/node_def.h"
@@ -62,7 +63,9 @@ class Session {
   const std::string& handle() const { return handle_; }
 
   // Adds `def` to the graph if `expected_version` is the current version (ABORTED
-  // otherwise); all or nothing. Returns the new version (unchanged for an empty def).
+  // otherwise); all or nothing. Its library joins the session's functions, which
+  // later extensions' nodes may name too. Returns the new version (unchanged for an
+  // empty def).
   StatusOr<int64_t> Extend(const GraphDef& def, int64_t expected_version);
   int64_t graph_version() const;
 
@@ -112,6 +115,8 @@ class Session {
 
   mutable absl::Mutex mu_;
   Graph graph_ ABSL_GUARDED_BY(mu_);
+  compiler::FunctionLibrary functions_ ABSL_GUARDED_BY(mu_);
+  size_t function_nodes_ ABSL_GUARDED_BY(mu_) = 0;  // counted against kMaxGraphNodes
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   absl::flat_hash_map<RunSignature, std::shared_ptr<const Compiled>> plans_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::shared_ptr<const Compiled>> callables_ ABSL_GUARDED_BY(mu_);

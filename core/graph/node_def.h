@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "core/attr_value.h"
+#include "core/graph/op_def.h"
 
 namespace graphd {
 
@@ -20,8 +21,23 @@ struct NodeDef {
   AttrMap attrs;
 };
 
+// A function of a graph's library: a body of nodes reading its arguments by name.
+// Control-flow nodes (If, While) name library functions in FuncName attributes.
+struct FunctionDef {
+  std::string name;
+  // Argument i is read by body nodes as the node `arg_names[i]` (output 0).
+  std::vector<std::string> arg_names;
+  std::vector<TensorType> arg_types;
+  // Body tensors returned, in order ("node" or "node:index").
+  std::vector<std::string> results;
+  // The declared result types: empty (undeclared) or one per result.
+  std::vector<TensorType> result_types;
+  std::vector<NodeDef> nodes;
+};
+
 struct GraphDef {
   std::vector<NodeDef> nodes;
+  std::vector<FunctionDef> library;
 };
 
 // A parsed tensor name "node:index".

@@ -67,30 +67,63 @@ StatusOr<AttrValue> AttrFromProto(const v1::AttrValue& value, absl::string_view 
   return errors::InvalidArgument(absl::StrCat(what, " has no value"));
 }
 
+StatusOr<NodeDef> NodeFromProto(const v1::NodeDef& n, absl::string_view context) {
+  NodeDef node{.name = n.name(), .op = n.op(), .inputs = ToVector<std::string>(n.input()),
+               .device = n.device()};
+  for (const auto& [key, value] : n.attr()) {
+    std::string what = absl::StrCat(context, "node '", n.name(), "' attribute '", key, "'");
+    auto attr = AttrFromProto(value, what);
+    if (!attr.ok()) {
+      Status s = attr.status();
+      if (!absl::StrContains(s.message(), what)) {
+        s = errors::Make(s.code(), absl::StrCat(what, ": ", s.message()));
+      }
+      return errors::WithNode(s, n.name());
+    }
+    node.attrs.emplace(key, *std::move(attr));
+  }
+  return node;
+}
+
+StatusOr<TensorType> TypeFromSpec(const v1::TensorSpec& spec, absl::string_view what) {
+  auto dtype = DTypeFromProto(spec.dtype());
+  if (!dtype.ok()) return errors::InvalidArgument(absl::StrCat(what, ": ", dtype.status().message()));
+  auto shape = PartialShapeFromProto(spec.shape());
+  if (!shape.ok()) return errors::InvalidArgument(absl::StrCat(what, ": ", shape.status().message()));
+  return TensorType{.dtype = *dtype, .shape = *std::move(shape)};
+}
+
+StatusOr<FunctionDef> FunctionFromProto(const v1::FunctionDef& f) {
+  std::string context = absl::StrCat("function '", f.name(), "' ");
+  FunctionDef def{.name = f.name(), .arg_names = ToVector<std::string>(f.input_name()),
+                  .results = ToVector<std::string>(f.output_tensor())};
+  for (int i = 0; i < f.input_size(); ++i) {
+    ASSIGN_OR_RETURN(TensorType t, TypeFromSpec(f.input(i), absl::StrCat(context, "input ", i)));
+    def.arg_types.push_back(std::move(t));
+  }
+  for (int i = 0; i < f.output_size(); ++i) {
+    ASSIGN_OR_RETURN(TensorType t, TypeFromSpec(f.output(i), absl::StrCat(context, "output ", i)));
+    def.result_types.push_back(std::move(t));
+  }
+  for (const v1::NodeDef& n : f.node()) {
+    ASSIGN_OR_RETURN(NodeDef node, NodeFromProto(n, context));
+    def.nodes.push_back(std::move(node));
+  }
+  return def;
+}
+
 }  // namespace
 
 StatusOr<GraphDef> GraphDefFromProto(const v1::GraphDef& proto) {
-  if (proto.library().function_size() > 0) {
-    return errors::Unimplemented("function libraries are not supported yet");
-  }
   GraphDef def;
   def.nodes.reserve(proto.node_size());
   for (const v1::NodeDef& n : proto.node()) {
-    NodeDef node{.name = n.name(), .op = n.op(), .inputs = ToVector<std::string>(n.input()),
-                 .device = n.device()};
-    for (const auto& [key, value] : n.attr()) {
-      std::string what = absl::StrCat("node '", n.name(), "' attribute '", key, "'");
-      auto attr = AttrFromProto(value, what);
-      if (!attr.ok()) {
-        Status s = attr.status();
-        if (!absl::StrContains(s.message(), what)) {
-          s = errors::Make(s.code(), absl::StrCat(what, ": ", s.message()));
-        }
-        return errors::WithNode(s, n.name());
-      }
-      node.attrs.emplace(key, *std::move(attr));
-    }
+    ASSIGN_OR_RETURN(NodeDef node, NodeFromProto(n, ""));
     def.nodes.push_back(std::move(node));
+  }
+  for (const v1::FunctionDef& f : proto.library().function()) {
+    ASSIGN_OR_RETURN(FunctionDef function, FunctionFromProto(f));
+    def.library.push_back(std::move(function));
   }
   return def;
 }

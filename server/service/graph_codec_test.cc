@@ -131,10 +131,45 @@ TEST(GraphCodecTest, OtherAttrErrors) {
   r = GraphDefFromProto(proto);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kUnimplemented);
+}
 
-  v1::GraphDef lib;
-  lib.mutable_library()->add_function()->set_name("f");
-  EXPECT_EQ(GraphDefFromProto(lib).status().code(), absl::StatusCode::kUnimplemented);
+TEST(GraphCodecTest, FunctionLibrary) {
+  v1::GraphDef proto;
+  v1::FunctionDef* f = proto.mutable_library()->add_function();
+  f->set_name("f");
+  f->add_input_name("x");
+  v1::TensorSpec* in = f->add_input();
+  in->set_dtype(v1::DT_FLOAT);
+  in->mutable_shape()->add_dim(-1);
+  f->add_output()->set_dtype(v1::DT_FLOAT);
+  f->mutable_output(0)->mutable_shape()->set_unknown_rank(true);
+  f->add_output_tensor("y:0");
+  v1::NodeDef* y = f->add_node();
+  y->set_name("y");
+  y->set_op("Relu");
+  y->add_input("x");
+  (*y->mutable_attr())["inner"].set_func("g");
+
+  auto def = GraphDefFromProto(proto);
+  ASSERT_TRUE(def.ok()) << def.status();
+  ASSERT_EQ(def->library.size(), 1u);
+  const FunctionDef& fn = def->library[0];
+  EXPECT_EQ(fn.name, "f");
+  EXPECT_EQ(fn.arg_names, (std::vector<std::string>{"x"}));
+  ASSERT_EQ(fn.arg_types.size(), 1u);
+  EXPECT_EQ(fn.arg_types[0].dtype, DType::kFloat32);
+  EXPECT_EQ(fn.arg_types[0].shape, PartialShape(std::vector<int64_t>{kUnknownDim}));
+  ASSERT_EQ(fn.result_types.size(), 1u);
+  EXPECT_FALSE(fn.result_types[0].shape.known_rank());
+  EXPECT_EQ(fn.results, (std::vector<std::string>{"y:0"}));
+  ASSERT_EQ(fn.nodes.size(), 1u);
+  EXPECT_EQ(Get<FuncName>(fn.nodes[0], "inner").name, "g");
+
+  f->mutable_input(0)->set_dtype(v1::DT_INVALID);
+  auto bad = GraphDefFromProto(proto);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(bad.status().message(), HasSubstr("function 'f' input 0"));
 }
 
 TEST(StatusCodecTest, ErrorClassNames) {
