@@ -2,6 +2,7 @@
 
 #include "compiler/import/graphdef_import.h"
 #include "compiler/passes/prune.h"
+#include "core/output_sink.h"
 #include "executor/runtime/executor.h"
 
 namespace graphd::server {
@@ -73,9 +74,12 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
 StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tensor> feeds,
                                      const CancellationToken& token) {
   auto start = Clock::now();
-  executor::RunContext ctx{.variables = &variables_, .cancellation = &token};
+  OutputSink printed;
+  executor::RunContext ctx{.variables = &variables_, .cancellation = &token, .output = &printed};
   ASSIGN_OR_RETURN(std::vector<Tensor> fetched, executor::Execute(*compiled.plan, std::move(feeds), ctx));
-  RunResult result{.fetches = std::move(fetched)};
+  RunResult result{.fetches = std::move(fetched),
+                   .stdout_text = printed.TakeStdout(),
+                   .stderr_text = printed.TakeStderr()};
   result.timings.execute_us = MicrosSince(start);
   return result;
 }

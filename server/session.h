@@ -49,6 +49,7 @@ struct RunTimings {
 struct RunResult {
   std::vector<Tensor> fetches;  // in signature order
   RunTimings timings;
+  std::string stdout_text, stderr_text;  // printed by the run (tf.print)
 };
 
 class Session {

@@ -89,6 +89,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
       out->set_name(req->fetch(static_cast<int>(i)));
       TensorToProto(result.fetches[i], out->mutable_tensor());
     }
+    resp->set_stdout(std::move(result.stdout_text));
+    resp->set_stderr(std::move(result.stderr_text));
     FillMetadata(call, result.timings, resp->mutable_metadata());
     return absl::OkStatus();
   });
@@ -122,6 +124,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
     }
     ASSIGN_OR_RETURN(RunResult result, session->RunCallable(req->handle(), std::move(feeds), call.token()));
     for (const Tensor& t : result.fetches) TensorToProto(t, resp->add_fetch());
+    resp->set_stdout(std::move(result.stdout_text));
+    resp->set_stderr(std::move(result.stderr_text));
     FillMetadata(call, result.timings, resp->mutable_metadata());
     return absl::OkStatus();
   });

@@ -1,6 +1,7 @@
 """Seed 004 (how AutoGraph works) through the real server; see test_seed_000_001.py."""
 
 import numpy as np
+import pytest
 
 from seed_helpers import S, load
 
@@ -48,10 +49,64 @@ def test_004_l050_first_call_traces_then_runs(client, capsys):
 
 # seed 004, lines 73 and 93: what the first call amounts to in TensorFlow 1 (a tf.Graph
 # with string placeholders, a tf.while_loop printing i, tf.strings.join under a control
-# dependency on the loop, then sess.run with a feed_dict). No test yet: TF1 code in
-# source is outside graphd's subset, and graphd.v1 (graphd's TF1 client API) has no
-# while_loop yet; the TF1 while_loop/cond equivalents land with issue 4
-# (graphd.v1.cond/while_loop), and these two examples become tests then.
+# dependency on the loop, then sess.run with a feed_dict), written with graphd.v1, the
+# TF1 client API. Building the graph prints "tracing"; running it prints 0 1 2 (the
+# loop's tf.print, as the first call above; the prose says "1,2,3" but i is printed
+# before it is incremented) and gives b"helloworld". Two details of the listing do not
+# run in TensorFlow 1 either, and graphd.v1 rejects them as TF1 does: a single-variable
+# while_loop returns the tensor itself, so the control dependency takes [loop], and
+# feed values are Python/numpy values, not tf.constant tensors (both TypeError).
+def _seed004_tf1_graph():
+    import graphd.v1 as tf
+
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(shape=[], dtype=tf.string)
+        b = tf.placeholder(shape=[], dtype=tf.string)
+        cond = lambda i: i < tf.constant(3)  # noqa: E731 (as in the article)
+
+        def body(i):
+            tf.print(i)
+            return (i + 1)
+
+        loop = tf.while_loop(cond, body, loop_vars=[0])
+        with pytest.raises(TypeError):
+            tf.control_dependencies(loop).__enter__()  # a tensor, not a list of ops
+        with tf.control_dependencies([loop]):
+            c = tf.strings.join([a, b])
+        print("tracing")
+    return g, a, b, c
+
+
+def test_004_l073_tf1_graph_building_prints_tracing(capsys):
+    capsys.readouterr()
+    g, _, _, c = _seed004_tf1_graph()
+    captured = capsys.readouterr()
+    assert captured.out == "tracing\n" and captured.err == ""
+    assert c.dtype.name == "string"
+    ops = [op.type for op in g.get_operations()]
+    assert "While" in ops and "StringJoin" in ops
+    library = g.as_graph_def().library.function
+    body = [f for f in library if f.name.endswith("_body")][0]
+    assert "PrintV2" in [n.op for n in body.node]
+
+
+def test_004_l093_tf1_session_run_prints_the_loop(target, capsys):
+    import graphd.v1 as tf
+
+    g, a, b, c = _seed004_tf1_graph()
+    capsys.readouterr()
+    with tf.Session(target, graph=g) as sess:
+        assert sess.run(c, feed_dict={a: "hello", b: "world"}) == b"helloworld"
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == "0\n1\n2\n"
+        # Running the graph again only runs it: no "tracing", 0 1 2 again.
+        assert sess.run(c, feed_dict={a: "good", b: "morning"}) == b"goodmorning"
+        captured = capsys.readouterr()
+        assert captured.out == "" and captured.err == "0\n1\n2\n"
+        with pytest.raises(TypeError, match="cannot be a graphd Tensor"):
+            with g.as_default():
+                sess.run(c, feed_dict={a: tf.constant("hello"), b: tf.constant("world")})
 
 
 # seed 004, line 108: a second call with the same input types only runs the graph: 0 1 2,

@@ -25,6 +25,12 @@ if _importlib_util.find_spec("graphd.v1.session_pb2") is None:
 from graphd import errors
 from graphd.v1 import dtypes
 from graphd.v1 import nn
+from graphd.v1 import strings
+from graphd.v1.compare_ops import (equal, floordiv, floormod, greater, greater_equal, less,
+                                   less_equal, logical_and, logical_not, logical_or, mod,
+                                   not_equal)
+from graphd.v1.control_flow import cond, while_loop
+from graphd.v1.logging_ops import print_ as print  # noqa: A001 (tf.print)
 from graphd.v1.dtypes import (DType, as_dtype, bfloat16, bool, double, float16, float32,
                               float64, half, int8, int16, int32, int64, string, uint8)
 from graphd.v1.graph import (Graph, Operation, Tensor, control_dependencies,
@@ -57,6 +63,10 @@ __all__ = [
     "group", "add", "add_n", "subtract", "multiply", "divide", "div", "truediv", "realdiv",
     "truncatediv", "negative", "maximum", "minimum", "matmul", "sigmoid", "tanh", "nn",
     "reduce_sum", "reduce_mean", "reduce_max", "reshape", "cast",
+    # comparisons, logic and control flow
+    "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
+    "logical_or", "logical_not", "floormod", "mod", "floordiv", "cond", "while_loop",
+    "print", "strings",
     # variables
     "Variable", "assign", "assign_add", "assign_sub", "global_variables", "all_variables",
     "trainable_variables", "global_variables_initializer", "initialize_all_variables",

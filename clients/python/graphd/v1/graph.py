@@ -26,6 +26,8 @@ class Graph:
         self._name_stack = ""
         self._control_stack = []    # frames: list of Operations, or None (cleared)
         self._collections = {}
+        self._functions = []        # FunctionDef protos of cond/while_loop bodies, shipped
+        self._function_names = set()  # like nodes, in creation order
 
     # -- names -------------------------------------------------------------
     def unique_name(self, name, mark_as_used=True):
@@ -181,18 +183,43 @@ class Graph:
         raise TypeError("cannot convert %r to a Tensor or Operation" % (obj,))
 
     def as_graph_def(self):
-        """A GraphDef proto holding (copies of) every node, in creation order."""
-        from graphd.v1 import graph_pb2
-        with self._lock:
-            return graph_pb2.GraphDef(node=self._nodes)
+        """A GraphDef proto holding (copies of) every node, in creation order, and
+        the function library (cond/while_loop bodies)."""
+        return self._graph_def_slice((0, 0), self._shipping_mark())
 
-    def _node_count(self):
-        return len(self._nodes)
+    def _shipping_mark(self):
+        """(node count, function count): what a GraphDef slice up to now holds. A
+        node's functions are added before it, so a slice never names a function
+        it lacks."""
+        with self._lock:
+            return len(self._nodes), len(self._functions)
 
     def _graph_def_slice(self, start, stop):
+        """The nodes and functions between two shipping marks."""
         from graphd.v1 import graph_pb2
         with self._lock:
-            return graph_pb2.GraphDef(node=self._nodes[start:stop])
+            graph_def = graph_pb2.GraphDef(node=self._nodes[start[0]:stop[0]])
+            graph_def.library.function.extend(self._functions[start[1]:stop[1]])
+            return graph_def
+
+    # -- function library (see control_flow.py) -------------------------------
+    def _unique_function_name(self, base):
+        """A library function name not yet used in this graph: base, base_1..."""
+        with self._lock:
+            name, i = base, 0
+            while name in self._function_names:
+                i += 1
+                name = "%s_%d" % (base, i)
+            self._function_names.add(name)
+            return name
+
+    def _add_function(self, function_def):
+        with self._lock:
+            self._functions.append(function_def)
+
+    def _can_capture_from(self, graph):
+        """Whether ops of this graph may read tensors of ``graph``."""
+        return graph is self
 
     # -- collections ---------------------------------------------------------
     def add_to_collection(self, name, value):
@@ -260,6 +287,17 @@ def reset_default_graph():
         raise AssertionError("Do not use reset_default_graph() inside a "
                              "Graph.as_default() block.")
     _global_default = Graph()
+
+
+def graph_for(tensors):
+    """The graph ops reading ``tensors`` go in: the default graph when it may read
+    them all (a cond/while_loop body captures tensors of enclosing graphs), else
+    the graph of the first of them."""
+    default = get_default_graph()
+    graphs = [t.graph for t in tensors if t is not None]
+    if not graphs or all(default._can_capture_from(g) for g in graphs):
+        return default
+    return graphs[0]
 
 
 def control_dependencies(control_inputs):

@@ -105,6 +105,60 @@ class Tensor:
         from graphd.v1 import ops
         return ops.negative(self)
 
+    # Comparisons, % and // (floor), & | ~ (logical on bool), as TensorFlow 1's;
+    # == and != stay Python identity, as there.
+    def __lt__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.less(self, other)
+
+    def __le__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.less_equal(self, other)
+
+    def __gt__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.greater(self, other)
+
+    def __ge__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.greater_equal(self, other)
+
+    def __mod__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.floormod(self, other)
+
+    def __rmod__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.floormod(other, self)
+
+    def __floordiv__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.floordiv(self, other)
+
+    def __rfloordiv__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.floordiv(other, self)
+
+    def __and__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.logical_and(self, other)
+
+    def __rand__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.logical_and(other, self)
+
+    def __or__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.logical_or(self, other)
+
+    def __ror__(self, other):
+        from graphd.v1 import compare_ops
+        return compare_ops.logical_or(other, self)
+
+    def __invert__(self):
+        from graphd.v1 import compare_ops
+        return compare_ops.logical_not(self)
+
 
 class Operation:
     """A node of a Graph: ``name``, ``type``, ``inputs``, ``control_inputs``,

@@ -122,11 +122,8 @@ def convert_to_tensor(value, dtype=None, name=None):
 
 
 def _in_graph_of(tensors):
-    """The graph of the first Tensor in ``tensors`` as a context manager."""
-    for t in tensors:
-        if t is not None:
-            return t.graph.as_default()
-    return _graph.get_default_graph().as_default()
+    """The graph ops on ``tensors`` go in (graph.graph_for) as a context manager."""
+    return _graph.graph_for(tensors).as_default()
 
 
 def _binary_inputs(op_type, x, y):
@@ -144,7 +141,7 @@ def _binary_inputs(op_type, x, y):
 
 
 def _create(op_type, inputs, dtype, shape, name, attrs=None, graph=None):
-    graph = graph or (inputs[0].graph if inputs else _graph.get_default_graph())
+    graph = graph or _graph.graph_for(inputs)
     return graph.create_op(op_type, inputs, [dtype], name=name or op_type,
                            attrs=attrs, shapes=[shape]).outputs[0]
 
@@ -204,7 +201,7 @@ def negative(x, name=None):
     tx = convert_to_tensor(x)
     if tx.dtype in (_dtypes.bool, _dtypes.string):
         raise TypeError("cannot negate a %s tensor" % tx.dtype.name)
-    with tx.graph.as_default():
+    with _in_graph_of([tx]):
         if tx.dtype == _dtypes.uint8:
             return subtract(constant(0, dtype=tx.dtype, name="zero"), tx, name=name or "Neg")
         return multiply(tx, constant(-1, dtype=tx.dtype, name="minus_one"),

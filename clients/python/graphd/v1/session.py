@@ -99,9 +99,9 @@ class Session:
         self._conn = _rpc.Connection(target)
         pb = _pb()
         try:
-            sent = self._graph._node_count()
+            sent = self._graph._shipping_mark()
             request = pb.CreateSessionRequest(
-                graph_def=self._graph._graph_def_slice(0, sent),
+                graph_def=self._graph._graph_def_slice((0, 0), sent),
                 options=pb.SessionOptions(device=device or ""))
             response = self._conn.session("CreateSession", request)
         except BaseException:
@@ -130,12 +130,12 @@ class Session:
 
     # -- graph shipping -------------------------------------------------------------
     def _extend(self):
-        """Sends the graph's unsent nodes (if any) with ExtendSession."""
-        if self._graph._node_count() <= self._sent:
+        """Sends the graph's unsent nodes and functions (if any) with ExtendSession."""
+        if self._graph._shipping_mark() == self._sent:
             return
         with self._lock:
-            count = self._graph._node_count()
-            if count <= self._sent:
+            count = self._graph._shipping_mark()
+            if count == self._sent:
                 return
             request = _pb().ExtendSessionRequest(
                 session_handle=self._handle,
@@ -188,6 +188,7 @@ class Session:
             feed=[pb.NamedTensor(name=n, tensor=t) for n, t in feeds.items()],
             fetch=plan.tensor_names, target=plan.target_names, options=run_options)
         response = self._conn.session("Run", request, timeout=deadline)
+        _echo_printed(response)
         if run_metadata is not None:
             run_metadata.CopyFrom(response.metadata)
         return plan.build(_values(response.tensor, plan, lambda t: t.tensor))
@@ -300,9 +301,18 @@ class _Callable:
                   for (name, dtype), value in zip(self._feeds, args)],
             options=run_options)
         response = session._conn.session("RunCallable", request, timeout=deadline)
+        _echo_printed(response)
         if run_metadata is not None:
             run_metadata.CopyFrom(response.metadata)
         return self._plan.build(_values(response.fetch, self._plan, lambda t: t))
+
+
+def _echo_printed(response):
+    """Writes what the run printed (tf.print) to this process's streams."""
+    if response.stdout:
+        sys.stdout.write(response.stdout)
+    if response.stderr:
+        sys.stderr.write(response.stderr)
 
 
 def _values(tensors, plan, get_proto):

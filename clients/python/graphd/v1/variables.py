@@ -161,15 +161,16 @@ def _variable_tensor(ref):
 
 def _update(op_type, ref, value, name, read_value=True):
     var = _variable_tensor(ref)
-    with var.graph.as_default():
+    graph = _graph.graph_for([var])  # a cond/while_loop body when inside one
+    with graph.as_default():
         value = _ops.convert_to_tensor(value, dtype=var.dtype)
         attrs = None
         shape = var.shape
         if op_type == "Assign":
             attrs = {"validate_shape": _attrs.bool_attr(True)}
             shape = var.shape if var.shape is not None else value.shape
-        op = var.graph.create_op(op_type, [var, value], [var.dtype], name=name or op_type,
-                                 attrs=attrs, shapes=[shape])
+        op = graph.create_op(op_type, [var, value], [var.dtype], name=name or op_type,
+                             attrs=attrs, shapes=[shape])
     return op.outputs[0] if read_value else op
 
 
@@ -178,9 +179,10 @@ def assign(ref, value, validate_shape=None, use_locking=None, name=None):
     del use_locking
     if validate_shape is False:
         var = _variable_tensor(ref)
-        with var.graph.as_default():
+        graph = _graph.graph_for([var])
+        with graph.as_default():
             value = _ops.convert_to_tensor(value, dtype=var.dtype)
-            return var.graph.create_op(
+            return graph.create_op(
                 "Assign", [var, value], [var.dtype], name=name or "Assign",
                 attrs={"validate_shape": _attrs.bool_attr(False)},
                 shapes=[value.shape]).outputs[0]
