@@ -1,7 +1,11 @@
 #include "server/graph_functions.h"
 
 #include <chrono>
+#include <functional>
+#include <string_view>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -45,10 +49,43 @@ std::string InputNames(const OnnxModel& model) {
   return absl::StrJoin(names, ", ");
 }
 
+// Models any session loaded, by content, so that sessions loading the same bytes
+// share one parsed model and its initializers' buffers. Held weakly: a model lives
+// as long as some session holds it.
+class SharedModels {
+ public:
+  static SharedModels& Get() {
+    static SharedModels* models = new SharedModels();
+    return *models;
+  }
+
+  StatusOr<std::shared_ptr<const OnnxModel>> Load(absl::string_view bytes,
+                                                  const compiler::passes::ConstantEvaluator* evaluator) {
+    // absl's hash is seeded per process, so colliding models cannot be crafted.
+    std::string key = absl::StrCat(absl::HashOf(bytes), ":", std::hash<std::string_view>()(std::string_view(bytes.data(), bytes.size())), ":",
+                                   bytes.size());
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = models_.find(key); it != models_.end()) {
+        if (auto model = it->second.lock()) return model;
+      }
+    }
+    ASSIGN_OR_RETURN(auto model, compiler::onnx_import::ParseOnnxModel(bytes, evaluator));
+    absl::MutexLock lock(&mu_);
+    absl::erase_if(models_, [](const auto& entry) { return entry.second.expired(); });
+    models_[key] = model;
+    return model;
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::weak_ptr<const OnnxModel>> models_ ABSL_GUARDED_BY(mu_);
+};
+
 }  // namespace
 
 StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::string_view model_bytes) {
-  ASSIGN_OR_RETURN(auto model, compiler::onnx_import::ParseOnnxModel(model_bytes, &evaluator_));
+  ASSIGN_OR_RETURN(auto model, SharedModels::Get().Load(model_bytes, &evaluator_));
   LoadedGraph loaded;
   loaded.name = !name.empty() ? name : !model->graph_name().empty() ? model->graph_name() : "onnx_model";
   loaded.inputs = model->inputs();

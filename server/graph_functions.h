@@ -1,5 +1,6 @@
 // A session's loaded traced graphs (ONNX models; GraphDefs later), called by name.
-// A model is parsed and validated once at load; each concrete input signature (the
+// A model is parsed and validated once at load (sessions loading the same bytes share
+// the parsed model and its initializers); each concrete input signature (the
 // input shapes; dtypes are fixed by the model) is built into a Function and planned
 // once, then later calls with that signature only run the plan.
 //

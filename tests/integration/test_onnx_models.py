@@ -172,6 +172,19 @@ def test_shape_input_is_specialised_on_its_value(client):
     assert fn(x, np.array([1, 6], np.int64)).shape == (1, 6)
 
 
+def test_sessions_share_a_model(client, target):
+    # The same bytes in two sessions: one parsed model; closing one session leaves
+    # the other's graph working.
+    model = two_output_model()
+    fn = client.load_onnx(model, name="shared")
+    other = graphd.connect(target)
+    fn2 = other.load_onnx(model, name="shared")
+    a = np.ones((2, 3), np.float32)
+    np.testing.assert_array_equal(fn2(a, a)[0], a + a)
+    other.close()
+    np.testing.assert_array_equal(fn(a, a)[1], a * a)
+
+
 # --- bad models and bad inputs ------------------------------------------
 
 def check_session_still_works(client):

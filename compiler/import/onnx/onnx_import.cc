@@ -15,7 +15,10 @@
 namespace graphd::compiler::onnx_import {
 
 struct OnnxModel::Impl {
+  // The model without its initializers' data, which lives in `initializers`: every
+  // function built from the model shares those buffers.
   onnx::ModelProto model;
+  std::vector<std::pair<std::string, Tensor>> initializers;
 };
 
 OnnxModel::OnnxModel() : impl_(std::make_unique<Impl>()) {}
@@ -108,6 +111,17 @@ StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view mode
   m->graph_name_ = g.name();
   absl::flat_hash_set<std::string> initializers;
   for (const auto& t : g.initializer()) initializers.insert(t.name());
+  for (auto& t : *m->impl_->model.mutable_graph()->mutable_initializer()) {
+    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t));
+    m->impl_->initializers.emplace_back(t.name(), std::move(value));
+    t.clear_raw_data();
+    t.clear_float_data();
+    t.clear_double_data();
+    t.clear_int32_data();
+    t.clear_int64_data();
+    t.clear_uint64_data();
+    t.clear_string_data();
+  }
   for (const auto& in : g.input()) {
     if (initializers.contains(in.name())) continue;
     ASSIGN_OR_RETURN(ValueInfo v, ReadValueInfo(in, "input"));
@@ -172,10 +186,9 @@ StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_
     RETURN_IF_ERROR(ctx.Define(in.name, arg));
     ctx.DefineArg(in.name, static_cast<int>(i), i < input_values.size() ? input_values[i] : Tensor());
   }
-  for (const auto& t : g.initializer()) {
-    if (ctx.IsDefined(t.name())) continue;
-    ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t));
-    RETURN_IF_ERROR(ctx.DefineConst(t.name(), std::move(value)));
+  for (const auto& [name, value] : model.impl().initializers) {
+    if (ctx.IsDefined(name)) continue;
+    RETURN_IF_ERROR(ctx.DefineConst(name, value));
   }
   for (const auto& node : g.node()) {
     NodeContext n(ctx, node);

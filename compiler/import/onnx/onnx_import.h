@@ -40,7 +40,9 @@ struct ValueInfo {
   PartialShape shape;
 };
 
-// A parsed and validated model. Immutable; safe to share between threads.
+// A parsed and validated model. Immutable; safe to share between threads (and
+// sessions): its initializers are parsed once and every function built from it
+// shares their buffers.
 class OnnxModel {
  public:
   ~OnnxModel();
