@@ -18,6 +18,8 @@ using compiler::onnx_import::OnnxModel;
 
 // Bound on cached specialisations per graph; past it the cache is cleared.
 constexpr size_t kMaxSpecialisations = 64;
+// Bound on the graphs one session may hold.
+constexpr size_t kMaxGraphs = 256;
 
 int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
@@ -94,6 +96,10 @@ StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::st
   auto entry = std::make_shared<Entry>();
   entry->model = std::move(model);
   absl::MutexLock lock(&mu_);
+  if (graphs_.size() >= kMaxGraphs && !graphs_.contains(loaded.name)) {
+    return errors::ResourceExhausted(absl::StrCat("a session holds at most ", kMaxGraphs,
+                                                  " graphs; load under an existing name to replace one"));
+  }
   graphs_[loaded.name] = std::move(entry);
   return loaded;
 }

@@ -45,6 +45,7 @@ class GraphFunctions {
 
   // Parses and validates `model_bytes` and registers it as `name` ("" = the graph's
   // name, or "onnx_model"), replacing a graph of that name. On error nothing changes.
+  // ResourceExhausted past 256 graphs in the session.
   StatusOr<LoadedGraph> LoadOnnx(const std::string& name, absl::string_view model_bytes);
 
   // Runs graph `name` with `inputs` (one per graph input, in order). InvalidArgument

@@ -241,6 +241,16 @@ def test_failed_load_keeps_the_previous_graph(client):
     np.testing.assert_array_equal(fn(np.array([-1, 2], np.float32)), [1, 2])
 
 
+def test_graph_count_is_bounded(client):
+    model = make_model([node("Neg", ["x"], ["y"])], [("x", FLOAT, [2])], [("y", FLOAT, [2])])
+    for i in range(256):
+        client.load_onnx(model, name="g%d" % i)
+    with pytest.raises(errors.ResourceExhaustedError, match="at most 256 graphs"):
+        client.load_onnx(model, name="one_too_many")
+    fn = client.load_onnx(model, name="g0")  # replacing is fine
+    np.testing.assert_array_equal(fn(np.array([1, 2], np.float32)), [-1, -2])
+
+
 def test_bad_inputs(client):
     fn = client.load_onnx(two_output_model(), name="inputs")
     a = np.ones((2, 3), np.float32)
