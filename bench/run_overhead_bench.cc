@@ -1,13 +1,20 @@
 // Per-call overhead: p50/p99 latency of a Run of a tiny graph (add two fed scalars),
 // of the same through RunCallable, and of a raw gRPC unary Echo served by the same
-// graphd process, through the C++ client. Prints a table and writes a CSV.
+// graphd process, through the C++ client; then the cost of moving tensors: RunCallable
+// of y = Size(x) and y = Identity(x) with a 9.6 MB float32 x (calls/20 calls each).
+// Prints a table (with the server's CPU time per call, steadier than latency on a
+// shared machine) and writes a CSV.
 //
 //   run_overhead_bench [--server PATH] [--calls N] [--csv PATH]
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
+
 #include <fstream>
 #include <functional>
+#include <iterator>
+#include <sstream>
 #include <vector>
 
 #include "CLI/CLI.hpp"
@@ -21,9 +28,70 @@ namespace {
 struct Stats {
   std::string name;
   double p50_us, p99_us, mean_us;
+  double server_cpu_us;  // the server's user+system CPU time per call (all its threads)
 };
 
-Stats Row(const std::string& name, const LatencyStats& l) { return {name, l.p50_us, l.p99_us, l.mean_us}; }
+// User+system CPU time of process `pid` so far, microseconds (clock-tick resolution).
+double ProcessCpuUs(pid_t pid) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  size_t paren = text.rfind(')');
+  if (paren == std::string::npos) return 0;
+  std::istringstream fields(text.substr(paren + 2));
+  std::string field;
+  double ticks = 0;
+  for (int i = 3; i <= 15 && fields >> field; ++i) {
+    if (i == 14 || i == 15) ticks += std::stod(field);  // utime, stime
+  }
+  return ticks * 1e6 / static_cast<double>(sysconf(_SC_CLK_TCK));
+}
+
+// Times `calls` calls of `fn` after `warmup` and charges the server's CPU time to them.
+Stats Case(const std::string& name, pid_t server, int warmup, int calls, const std::function<void()>& fn) {
+  double cpu0 = ProcessCpuUs(server);
+  LatencyStats l = Measure(warmup, calls, fn);
+  double cpu = (ProcessCpuUs(server) - cpu0) / (warmup + calls);
+  return {name, l.p50_us, l.p99_us, l.mean_us, cpu};
+}
+
+// Placeholder x (float32, any shape) and y = <op>(x): "Size" (large request, 4-byte
+// response) or "Identity" (large request and response): tensor transport costs.
+v1::GraphDef UnaryGraph(const char* op) {
+  v1::GraphDef g;
+  v1::NodeDef* x = g.add_node();
+  x->set_name("x");
+  x->set_op("Placeholder");
+  (*x->mutable_attr())["dtype"].set_type(v1::DT_FLOAT);
+  (*x->mutable_attr())["shape"].mutable_shape()->set_unknown_rank(true);
+  v1::NodeDef* y = g.add_node();
+  y->set_name("y");
+  y->set_op(op);
+  y->add_input("x");
+  return g;
+}
+
+// A RunCallable request feeding x a float32 [16, 3, 224, 224] (9.6 MB, a ResNet
+// batch of 16) to UnaryGraph(op) in a new session.
+v1::RunCallableRequest LargeFeedCall(client::Client& c, const char* op) {
+  auto session = c.CreateSession(UnaryGraph(op));
+  Check(session.status(), "CreateSession");
+  v1::MakeCallableRequest make;
+  make.set_session_handle(session->session_handle());
+  make.mutable_options()->add_feed("x:0");
+  make.mutable_options()->add_fetch("y:0");
+  auto callable = c.MakeCallable(make);
+  Check(callable.status(), "MakeCallable");
+  v1::RunCallableRequest call;
+  call.set_session_handle(session->session_handle());
+  call.set_handle(callable->handle());
+  v1::TensorProto* x = call.add_feed();
+  x->set_dtype(v1::DT_FLOAT);
+  for (int64_t d : {16, 3, 224, 224}) x->mutable_shape()->add_dim(d);
+  std::vector<float> values(16 * 3 * 224 * 224);
+  for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) / 500.0f - 1.0f;
+  x->set_content(values.data(), values.size() * sizeof(float));
+  return call;
+}
 
 }  // namespace
 }  // namespace graphd::bench
@@ -35,9 +103,11 @@ int main(int argc, char** argv) {
   std::string server = ExecutableDir() + "/graphd";
   std::string csv = "build/bench/run_overhead.csv";
   int calls = 5000;
+  int large_calls = 0;
   app.add_option("--server", server, "graphd binary")->capture_default_str();
   app.add_option("--calls", calls, "Measured calls per case")->capture_default_str();
   app.add_option("--csv", csv, "CSV output path")->capture_default_str();
+  app.add_option("--large-calls", large_calls, "Measured 9.6 MB calls per case (0: calls/20, at least 10)");
   app.get_option("--calls")->check(CLI::Range(1, 10000000));
   CLI11_PARSE(app, argc, argv);
 
@@ -78,26 +148,35 @@ int main(int argc, char** argv) {
 
   int warmup = std::max(100, calls / 10);
   std::vector<Stats> rows;
-  rows.push_back(Row("grpc_echo", Measure(warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); })));
-  rows.push_back(Row("run_add_scalars", Measure(warmup, calls, [&] { Check(c.Run(run).status(), "Run"); })));
-  rows.push_back(Row("run_callable_add_scalars", Measure(warmup, calls,
-                         [&] { Check(c.RunCallable(call).status(), "RunCallable"); })));
+  pid_t pid = (*proc)->pid();
+  rows.push_back(Case("grpc_echo", pid, warmup, calls, [&] { Check(c.Echo("12345678").status(), "Echo"); }));
+  rows.push_back(Case("run_add_scalars", pid, warmup, calls, [&] { Check(c.Run(run).status(), "Run"); }));
+  rows.push_back(Case("run_callable_add_scalars", pid, warmup, calls,
+                      [&] { Check(c.RunCallable(call).status(), "RunCallable"); }));
   Check(c.CloseSession(session->session_handle()), "CloseSession");
+  if (large_calls <= 0) large_calls = std::max(10, calls / 20);
+  for (const char* op : {"Size", "Identity"}) {
+    v1::RunCallableRequest large = LargeFeedCall(c, op);
+    rows.push_back(Case(std::string("run_callable_9.6MB_") + (op[0] == 'S' ? "in" : "in_out"), pid,
+                        std::max(3, large_calls / 10), large_calls,
+                        [&] { Check(c.RunCallable(large).status(), "RunCallable"); }));
+    Check(c.CloseSession(large.session_handle()), "CloseSession");
+  }
 
   const Stats& echo = rows[0];
   std::printf("\nPer-call latency, %d calls each, C++ client over loopback (us)\n", calls);
-  std::printf("%-26s %10s %10s %10s %12s\n", "case", "p50", "p99", "mean", "p50/echo");
+  std::printf("%-26s %10s %10s %10s %12s %14s\n", "case", "p50", "p99", "mean", "p50/echo", "server_cpu");
   for (const Stats& s : rows) {
-    std::printf("%-26s %10.1f %10.1f %10.1f %12.2f\n", s.name.c_str(), s.p50_us, s.p99_us,
-                s.mean_us, s.p50_us / echo.p50_us);
+    std::printf("%-26s %10.1f %10.1f %10.1f %12.2f %14.1f\n", s.name.c_str(), s.p50_us, s.p99_us,
+                s.mean_us, s.p50_us / echo.p50_us, s.server_cpu_us);
   }
   std::string dir = csv.substr(0, csv.rfind('/'));
   if (dir != csv) std::system(("mkdir -p '" + dir + "'").c_str());
   std::ofstream out(csv);
-  out << "case,p50_us,p99_us,mean_us,p50_ratio_to_echo\n";
+  out << "case,p50_us,p99_us,mean_us,p50_ratio_to_echo,server_cpu_us\n";
   for (const Stats& s : rows) {
     out << s.name << "," << s.p50_us << "," << s.p99_us << "," << s.mean_us << ","
-        << s.p50_us / echo.p50_us << "\n";
+        << s.p50_us / echo.p50_us << "," << s.server_cpu_us << "\n";
   }
   std::printf("CSV: %s\n", csv.c_str());
   return 0;
