@@ -20,6 +20,8 @@ struct ServerOptions {
   int cpu_threads = 0;  // 0: number of cores
   int64_t drain_seconds = 10;
   int64_t max_tensor_bytes = int64_t{2} << 30;
+  // Most glibc malloc arenas (0: glibc's default, 8 per core); see malloc_tuning.h.
+  int malloc_arenas = 2;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

@@ -50,6 +50,8 @@ TEST(ValidateTest, RejectsEachBadField) {
                  "--max-message-bytes");
   ExpectRejected([](ServerOptions& o) { o.cpu_threads = -1; }, "--cpu-threads");
   ExpectRejected([](ServerOptions& o) { o.drain_seconds = -5; }, "--drain-seconds");
+  ExpectRejected([](ServerOptions& o) { o.malloc_arenas = -1; }, "--malloc-arenas");
+  ExpectRejected([](ServerOptions& o) { o.malloc_arenas = 5000; }, "--malloc-arenas");
   // Past ten years the timeout would overflow the clock's nanoseconds.
   ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
                  "--session-idle-timeout");
@@ -101,12 +103,13 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->max_message_bytes, 64 << 20);
   EXPECT_EQ(o->cpu_threads, 0);
   EXPECT_EQ(o->drain_seconds, 10);
+  EXPECT_EQ(o->malloc_arenas, 2);
 }
 
 TEST_F(ParseCommandLineTest, Flags) {
   auto o = Parse({"--listen", "0.0.0.0:9000", "--log-level=debug", "--max-sessions", "5",
                   "--session-idle-timeout", "0", "--max-message-bytes", "2048", "--cpu-threads=3",
-                  "--drain-seconds", "1"});
+                  "--drain-seconds", "1", "--malloc-arenas=0"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(exit_code_, 0);
   EXPECT_EQ(o->listen, "0.0.0.0:9000");
@@ -116,6 +119,7 @@ TEST_F(ParseCommandLineTest, Flags) {
   EXPECT_EQ(o->max_message_bytes, 2048);
   EXPECT_EQ(o->cpu_threads, 3);
   EXPECT_EQ(o->drain_seconds, 1);
+  EXPECT_EQ(o->malloc_arenas, 0);
 }
 
 TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
@@ -126,7 +130,8 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
                                "max_sessions: 9\n"
                                "session_idle_timeout_seconds: 60\n"
                                "cpu_threads: 2\n"
-                               "drain_seconds: 4\n");
+                               "drain_seconds: 4\n"
+                               "malloc_arenas: 3\n");
   auto file_only = Parse({"--config", path});
   ASSERT_TRUE(file_only.ok()) << file_only.status();
   EXPECT_EQ(file_only->listen, "10.1.2.3:7000");
@@ -135,6 +140,7 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
   EXPECT_EQ(file_only->session_idle_timeout_seconds, 60);
   EXPECT_EQ(file_only->cpu_threads, 2);
   EXPECT_EQ(file_only->drain_seconds, 4);
+  EXPECT_EQ(file_only->malloc_arenas, 3);
   EXPECT_EQ(file_only->max_message_bytes, 64 << 20);  // not in the file: default
 
   auto o = Parse({"--max-sessions", "4", "--config", path, "--log-level", "error"});

@@ -5,6 +5,7 @@
 
 #include "core/logging.h"
 #include "server/config.h"
+#include "server/malloc_tuning.h"
 #include "server/server.h"
 
 int main(int argc, char** argv) {
@@ -23,6 +24,9 @@ int main(int argc, char** argv) {
 
   (void)graphd::SetLogLevel(options->log_level);  // validated already
   spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  if (!graphd::server::TuneMalloc(options->malloc_arenas)) {
+    GRAPHD_LOG_WARN("malloc settings not applied (not glibc?): large requests may run slower");
+  }
 
   graphd::server::GraphdServer server(*options);
   if (auto status = server.Start(); !status.ok()) {

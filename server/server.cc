@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "executor/cpu/cpu_device.h"
 #include "executor/cpu/dnnl_util.h"
+#include "server/malloc_tuning.h"
 #include "server/version.h"
 
 namespace graphd::server {
@@ -101,7 +102,7 @@ void GraphdServer::Drain() {
 
 void GraphdServer::ReapLoop() {
   while (!stop_reaper_.WaitForNotificationWithTimeout(absl::Seconds(1))) {
-    sessions_.ExpireIdle(Session::Clock::now());
+    if (sessions_.ExpireIdle(Session::Clock::now()) > 0) ReleaseFreeMemory();
   }
 }
 

@@ -1,6 +1,7 @@
 // SessionService's function-source RPCs: LoadModule, Call, ToCode, DescribeFunction.
 #include "core/graph/dot.h"
 #include "core/graph/graph_export.h"
+#include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
 #include "server/service/session_service.h"
@@ -40,6 +41,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
     for (const std::string& f : loaded.functions) resp->add_function(f);
     resp->set_stdout(loaded.stdout_text);
     resp->set_stderr(loaded.stderr_text);
+    ReleaseFreeMemory();  // the parser's and tracer's temporaries
     return absl::OkStatus();
   });
 }

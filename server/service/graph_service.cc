@@ -1,4 +1,5 @@
 // SessionService's traced-graph RPCs: LoadGraph, CallGraph.
+#include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
 #include "server/service/session_service.h"
@@ -94,6 +95,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerCont
     for (const auto& in : loaded.inputs) ValueInfoToProto(in, resp->add_inputs());
     for (const auto& out : loaded.outputs) ValueInfoToProto(out, resp->add_outputs());
     resp->set_opset(loaded.opset);
+    ReleaseFreeMemory();  // the import's temporaries
     return absl::OkStatus();
   });
 }
@@ -135,6 +137,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
     m->set_compile_us(result.compile_us);
     m->set_execute_us(result.execute_us);
     m->set_total_us(call.elapsed_us());
+    if (result.compile_us > 0) ReleaseFreeMemory();  // the build's and planner's temporaries
     return absl::OkStatus();
   });
 }

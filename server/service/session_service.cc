@@ -1,5 +1,6 @@
 #include "server/service/session_service.h"
 
+#include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
 #include "server/service/status_codec.h"
@@ -145,7 +146,11 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerC
                                                            const v1::CloseSessionRequest* req,
                                                            v1::CloseSessionResponse*) {
   return PooledCall::Start(ctx, env_, "CloseSession", req->session_handle(),
-                           [=, this](PooledCall&) { return sessions_.Close(req->session_handle()); });
+                           [=, this](PooledCall&) {
+                             Status closed = sessions_.Close(req->session_handle());
+                             ReleaseFreeMemory();  // its plans and buffers
+                             return closed;
+                           });
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerContext* ctx,

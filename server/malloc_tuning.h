@@ -1,0 +1,34 @@
+// The process's malloc settings (glibc; elsewhere these do nothing).
+//
+// Why: a request carrying large tensors (a ResNet batch of 16 is 9.6 MB) makes
+// gRPC, protobuf and the tensor codec allocate several buffers of that size per
+// call. With glibc's defaults each lands in a fresh mmap'd region and is unmapped
+// again when freed, so every call page-faults in (and zeroes) the whole buffer
+// again, which costs several times the copy itself. Each thread that allocates also
+// gets its own arena (up to 8 per core), and memory freed into one arena is not
+// reused by the others, so RSS grows with the number of threads that once handled
+// a large request (a model load, say).
+//
+// TuneMalloc, called once at start before serving: blocks up to kKeepBlockBytes come
+// from the heap and freed memory is kept up to kTrimThresholdBytes, so a repeated
+// large request reuses warm pages; at most `arenas` arenas (0: glibc's default).
+// ReleaseFreeMemory hands free heap memory back to the system: called after work
+// that allocates a lot once (model and module loads, closing a session).
+// Thread-safe.
+#ifndef GRAPHD_SERVER_MALLOC_TUNING_H_
+#define GRAPHD_SERVER_MALLOC_TUNING_H_
+
+#include <cstddef>
+
+namespace graphd::server {
+
+inline constexpr size_t kKeepBlockBytes = size_t{32} << 20;      // glibc's largest mmap threshold
+inline constexpr size_t kTrimThresholdBytes = size_t{64} << 20;
+
+// False when the C library rejected a setting (or is not glibc).
+bool TuneMalloc(int arenas);
+void ReleaseFreeMemory();
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_MALLOC_TUNING_H_
