@@ -53,6 +53,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_cpu_threads() && unset("--cpu-threads")) o.cpu_threads = c.cpu_threads();
   if (c.has_drain_seconds() && unset("--drain-seconds")) o.drain_seconds = c.drain_seconds();
   if (c.has_max_tensor_bytes() && unset("--max-tensor-bytes")) o.max_tensor_bytes = c.max_tensor_bytes();
+  if (c.has_inline_run_us() && unset("--inline-run-us")) o.inline_run_us = c.inline_run_us();
   if (c.has_malloc_arenas() && unset("--malloc-arenas")) o.malloc_arenas = c.malloc_arenas();
   if (c.disable_passes_size() > 0 && unset("--disable-passes")) {
     o.disabled_passes.assign(c.disable_passes().begin(), c.disable_passes().end());
@@ -81,6 +82,9 @@ Status Validate(const ServerOptions& o) {
         absl::StrCat("--max-message-bytes must be between 1024 and ", INT32_MAX));
   }
   if (o.cpu_threads < 0) return errors::InvalidArgument("--cpu-threads must be >= 0 (0: all cores)");
+  if (o.inline_run_us < 0 || o.inline_run_us > 1000000) {
+    return errors::InvalidArgument("--inline-run-us must be between 0 (never) and 1000000");
+  }
   if (o.malloc_arenas < 0 || o.malloc_arenas > 1024) {
     return errors::InvalidArgument("--malloc-arenas must be between 0 (glibc's default) and 1024");
   }
@@ -116,6 +120,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
       ->envname("GRAPHD_MAX_MESSAGE_BYTES")->capture_default_str();
   app.add_option("--cpu-threads", o.cpu_threads, "Worker threads for session work (0: cores)")
       ->envname("GRAPHD_CPU_THREADS")->capture_default_str();
+  app.add_option("--inline-run-us", o.inline_run_us,
+                 "Run small cache-hit calls whose plan last ran within this many us on the gRPC thread (0: never)")
+      ->envname("GRAPHD_INLINE_RUN_US")->capture_default_str();
   app.add_option("--malloc-arenas", o.malloc_arenas,
                  "Most malloc arenas (0: glibc's default); fewer keep RSS flat as threads come and go")
       ->envname("GRAPHD_MALLOC_ARENAS")->capture_default_str();

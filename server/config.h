@@ -20,6 +20,9 @@ struct ServerOptions {
   int cpu_threads = 0;  // 0: number of cores
   int64_t drain_seconds = 10;
   int64_t max_tensor_bytes = int64_t{2} << 30;
+  // A small cache-hit call whose plan last ran within this many microseconds runs
+  // on the gRPC thread instead of a worker (0: never); see service/pooled_call.h.
+  int64_t inline_run_us = 200;
   // Most glibc malloc arenas (0: glibc's default, 8 per core); see malloc_tuning.h.
   int malloc_arenas = 2;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).

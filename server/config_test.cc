@@ -51,6 +51,7 @@ TEST(ValidateTest, RejectsEachBadField) {
   ExpectRejected([](ServerOptions& o) { o.cpu_threads = -1; }, "--cpu-threads");
   ExpectRejected([](ServerOptions& o) { o.drain_seconds = -5; }, "--drain-seconds");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = -1; }, "--malloc-arenas");
+  ExpectRejected([](ServerOptions& o) { o.inline_run_us = -1; }, "--inline-run-us");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = 5000; }, "--malloc-arenas");
   // Past ten years the timeout would overflow the clock's nanoseconds.
   ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
@@ -104,12 +105,13 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->cpu_threads, 0);
   EXPECT_EQ(o->drain_seconds, 10);
   EXPECT_EQ(o->malloc_arenas, 2);
+  EXPECT_EQ(o->inline_run_us, 200);
 }
 
 TEST_F(ParseCommandLineTest, Flags) {
   auto o = Parse({"--listen", "0.0.0.0:9000", "--log-level=debug", "--max-sessions", "5",
                   "--session-idle-timeout", "0", "--max-message-bytes", "2048", "--cpu-threads=3",
-                  "--drain-seconds", "1", "--malloc-arenas=0"});
+                  "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(exit_code_, 0);
   EXPECT_EQ(o->listen, "0.0.0.0:9000");
@@ -120,6 +122,7 @@ TEST_F(ParseCommandLineTest, Flags) {
   EXPECT_EQ(o->cpu_threads, 3);
   EXPECT_EQ(o->drain_seconds, 1);
   EXPECT_EQ(o->malloc_arenas, 0);
+  EXPECT_EQ(o->inline_run_us, 0);
 }
 
 TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
@@ -131,7 +134,8 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
                                "session_idle_timeout_seconds: 60\n"
                                "cpu_threads: 2\n"
                                "drain_seconds: 4\n"
-                               "malloc_arenas: 3\n");
+                               "malloc_arenas: 3\n"
+                               "inline_run_us: 50\n");
   auto file_only = Parse({"--config", path});
   ASSERT_TRUE(file_only.ok()) << file_only.status();
   EXPECT_EQ(file_only->listen, "10.1.2.3:7000");
@@ -141,6 +145,7 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
   EXPECT_EQ(file_only->cpu_threads, 2);
   EXPECT_EQ(file_only->drain_seconds, 4);
   EXPECT_EQ(file_only->malloc_arenas, 3);
+  EXPECT_EQ(file_only->inline_run_us, 50);
   EXPECT_EQ(file_only->max_message_bytes, 64 << 20);  // not in the file: default
 
   auto o = Parse({"--max-sessions", "4", "--config", path, "--log-level", "error"});

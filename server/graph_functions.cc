@@ -200,7 +200,8 @@ Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<Va
 }
 
 StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vector<GraphValue> inputs,
-                                               VariableStore& variables, const CancellationToken& token) {
+                                               VariableStore& variables, const CancellationToken& token,
+                                               int64_t quick_us) {
   GraphCallResult result;
   std::shared_ptr<const Compiled> compiled;
   std::shared_ptr<const OnnxModel> model;  // the one `compiled` was built from
@@ -221,6 +222,7 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
     } else if (entry.reduce_retracing) {
       compiled = FindGeneralized(entry, shapes, values_key);
     }
+    if (compiled == nullptr && quick_us > 0) return NotQuick();
     if (compiled == nullptr) {
       auto start = std::chrono::steady_clock::now();
       if (entry.reduce_retracing && entry.last != nullptr && entry.last->values_key == values_key) {
@@ -240,6 +242,7 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
       result.compile_us = MicrosSince(start);
     }
   }
+  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
   auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> args;
   if (model != nullptr) {
@@ -255,6 +258,7 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
     for (Tensor& t : results) result.outputs.push_back(GraphValue::FromTensor(std::move(t)));
   }
   result.execute_us = MicrosSince(start);
+  compiled->cost.Record(result.execute_us);
   return result;
 }
 

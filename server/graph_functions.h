@@ -24,6 +24,7 @@
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
 #include "server/constant_evaluator.h"
+#include "server/quick_run.h"
 
 namespace graphd::server {
 
@@ -66,9 +67,11 @@ class GraphFunctions {
 
   // Runs graph `name` with `inputs` (one per graph input, in order: tensors, sequences
   // or optionals as the model declares). InvalidArgument naming the input for a
-  // wrong count, kind, dtype or shape; NotFound for an unknown name.
+  // wrong count, kind, dtype or shape; NotFound for an unknown name. With `quick_us`
+  // > 0 it runs only a cached build whose latest run took at most `quick_us`, and
+  // otherwise returns NotQuick() (quick_run.h) without building or running anything.
   StatusOr<GraphCallResult> Call(const std::string& name, std::vector<GraphValue> inputs, VariableStore& variables,
-                                 const CancellationToken& token);
+                                 const CancellationToken& token, int64_t quick_us = 0);
 
   // The concrete functions built for graph `name` so far ("(x: float32[2,3])" per
   // signature) and, with `with_graphs`, the functions. A graph not called yet shows
@@ -88,6 +91,7 @@ class GraphFunctions {
     std::string values_key;            // the input values it is specialised on
     FunctionRef function;
     std::unique_ptr<const executor::Plan> plan;
+    mutable RunCost cost;
   };
   struct Entry {
     // The graph: an ONNX model, or (when set) a GraphDef function.

@@ -49,7 +49,7 @@ GraphdServer::GraphdServer(ServerOptions options)
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
                               .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},
                 *device_, passes_.get()),
-      session_service_(sessions_, PooledCall::Env{*pool_, gate_}, *device_),
+      session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
       diagnostics_service_(sessions_) {}
 
 GraphdServer::~GraphdServer() {

@@ -54,12 +54,13 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
 }
 
 StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSignature& sig,
-                                                                    int64_t* compile_us) {
+                                                                    int64_t* compile_us, int64_t quick_us) {
   absl::MutexLock lock(&mu_);
   if (auto it = plans_.find(sig); it != plans_.end()) {
     *compile_us = 0;
     return it->second;
   }
+  if (quick_us > 0) return NotQuick();
   auto start = Clock::now();
   ASSIGN_OR_RETURN(ExecutionSpec spec,
                    compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
@@ -81,18 +82,20 @@ StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tenso
                    .stdout_text = printed.TakeStdout(),
                    .stderr_text = printed.TakeStderr()};
   result.timings.execute_us = MicrosSince(start);
+  compiled.cost.Record(result.timings.execute_us);
   return result;
 }
 
 StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> feeds,
-                                 const CancellationToken& token) {
+                                 const CancellationToken& token, int64_t quick_us) {
   Touch();
   if (feeds.size() != sig.feeds.size()) {
     return errors::InvalidArgument(absl::StrCat(sig.feeds.size(), " feed names but ",
                                                 feeds.size(), " feed values"));
   }
   int64_t compile_us = 0;
-  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
+  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us, quick_us));
+  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
   ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token));
   result.timings.compile_us = compile_us;
   Touch();  // a long run counts as use until it ends
@@ -114,7 +117,7 @@ StatusOr<int64_t> Session::MakeCallable(RunSignature sig) {
 }
 
 StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> feeds,
-                                         const CancellationToken& token) {
+                                         const CancellationToken& token, int64_t quick_us) {
   Touch();
   std::shared_ptr<const Compiled> compiled;
   {
@@ -127,6 +130,7 @@ StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> fee
     }
     compiled = it->second;
   }
+  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
   auto result = Execute(*compiled, std::move(feeds), token);
   Touch();
   return result;

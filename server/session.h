@@ -25,6 +25,7 @@
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
 #include "server/graph_functions.h"
+#include "server/quick_run.h"
 #include "server/source_modules.h"
 
 namespace graphd::server {
@@ -70,14 +71,16 @@ class Session {
   StatusOr<int64_t> Extend(const GraphDef& def, int64_t expected_version);
   int64_t graph_version() const;
 
-  // Runs `sig` with `feeds` (one per sig.feeds).
+  // Runs `sig` with `feeds` (one per sig.feeds). With `quick_us` > 0 the run happens
+  // only if its plan is cached and last ran within `quick_us`; otherwise NotQuick()
+  // (see quick_run.h) and nothing is done.
   StatusOr<RunResult> Run(const RunSignature& sig, std::vector<Tensor> feeds,
-                          const CancellationToken& token);
+                          const CancellationToken& token, int64_t quick_us = 0);
 
   // Callables: a signature compiled once and named by a handle.
   StatusOr<int64_t> MakeCallable(RunSignature sig);
   StatusOr<RunResult> RunCallable(int64_t handle, std::vector<Tensor> feeds,
-                                  const CancellationToken& token);
+                                  const CancellationToken& token, int64_t quick_us = 0);
   Status ReleaseCallable(int64_t handle);
 
   // The session's source modules (LoadModule / Call) and variables.
@@ -101,9 +104,12 @@ class Session {
  private:
   struct Compiled {
     std::unique_ptr<const executor::Plan> plan;
+    mutable RunCost cost;
   };
-  // The plan for `sig`, compiling it on a miss. `compile_us` gets the time spent.
-  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us);
+  // The plan for `sig`, compiling it on a miss (NotQuick instead with `quick_us` > 0).
+  // `compile_us` gets the time spent.
+  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us,
+                                                    int64_t quick_us = 0);
   StatusOr<RunResult> Execute(const Compiled& compiled, std::vector<Tensor> feeds,
                               const CancellationToken& token);
 

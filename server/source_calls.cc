@@ -100,7 +100,8 @@ StatusOr<std::vector<Value>> MatchSignature(const std::vector<Value>& specs, std
 StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std::vector<Value> args,
                                            std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                            const CancellationToken& token, const std::vector<Value>& concrete,
-                                           bool trace_only) {
+                                           bool trace_only, int64_t quick_us) {
+  if (quick_us > 0 && trace_only) return NotQuick();
   const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
   const std::string& function = info.name;
   Prepared p;
@@ -156,6 +157,8 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       compiled = it->second;
     } else if (auto alias = state.generalized_hits.find(p.signature); alias != state.generalized_hits.end()) {
       compiled = alias->second;
+    } else if (quick_us > 0) {
+      return NotQuick();  // tracing is never quick
     } else {
       const bool reduce = info.reduce_retracing && pinned == nullptr;
       if (reduce) compiled = FindGeneralized(state, p.trace, p.signature);
@@ -190,6 +193,8 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
     result.trace_signature = p.trace;
     return result;
   }
+  // A plan that ran within the limit has also run its variable initialisers.
+  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
   auto start = std::chrono::steady_clock::now();
   OutputSink printed;
   executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};
@@ -205,6 +210,7 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   result.stdout_text += printed.TakeStdout();
   result.stderr_text = printed.TakeStderr();
   if (!outputs_or.ok()) return outputs_or.status();
+  compiled->cost.Record(result.execute_us);
   std::vector<Tensor>& outputs = *outputs_or;
   result.output = Fill(compiled->function.output_template, outputs);
   return result;

@@ -86,7 +86,7 @@ StatusOr<SourceModules::Module*> SourceModules::Find(int64_t module_id) {
 StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                                          std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                          const CancellationToken& token, const std::vector<Value>& concrete,
-                                         bool trace_only) {
+                                         bool trace_only, int64_t quick_us) {
   Module* module;
   Value fn;
   {
@@ -95,7 +95,7 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
     ASSIGN_OR_RETURN(fn, module->runtime->FunctionValue(function));
   }
   // Modules are never removed while the session lives, so `module` stays valid.
-  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only);
+  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only, quick_us);
 }
 
 StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string& function) {

@@ -16,6 +16,7 @@
 #include "compiler/tracer/module.h"
 #include "core/variable_store.h"
 #include "executor/runtime/plan.h"
+#include "server/quick_run.h"
 
 namespace graphd::server {
 
@@ -54,10 +55,13 @@ class SourceModules {
   // Arguments: Python values; tensors as eager tensor values.
   // `concrete`: a concrete function's signature (TensorSpecObj values), or empty.
   // `trace_only`: trace when needed but do not run.
+  // `quick_us` > 0: run only a cached concrete function whose latest run took at
+  // most `quick_us`; otherwise return NotQuick() (quick_run.h) without tracing or
+  // running anything.
   StatusOr<CallResult> Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                             std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                             const CancellationToken& token, const std::vector<Value>& concrete = {},
-                            bool trace_only = false);
+                            bool trace_only = false, int64_t quick_us = 0);
   StatusOr<std::string> ToCode(int64_t module_id, const std::string& function);
   struct Description {
     int64_t tracing_count = 0;
@@ -71,6 +75,7 @@ class SourceModules {
   struct Compiled {
     compiler::tracer::ConcreteFunction function;
     std::unique_ptr<const executor::Plan> plan;
+    mutable RunCost cost;  // of `plan`'s latest successful run
     // Initialisers of variables the function created on its first trace, lifted out
     // of that trace as TensorFlow does; run once, before the first run.
     std::unique_ptr<const executor::Plan> init_plan;
@@ -97,7 +102,7 @@ class SourceModules {
   StatusOr<CallResult> Invoke(Module& module, const Value& fn, std::vector<Value> args,
                               std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                               const CancellationToken& token, const std::vector<Value>& concrete = {},
-                              bool trace_only = false);
+                              bool trace_only = false, int64_t quick_us = 0);
   // reduce_retracing: a generalised trace serving `call` (remembered under
   // `signature`), or null.
   static std::shared_ptr<const Compiled> FindGeneralized(FunctionState& state, const compiler::tracer::TraceArgs& call,

@@ -2,10 +2,9 @@
 
 namespace graphd::executor {
 
-ThreadPool::ThreadPool(int num_threads) {
-  if (num_threads < 1) num_threads = 1;
-  threads_.reserve(num_threads);
-  for (int i = 0; i < num_threads; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
+  threads_.reserve(num_threads_);
+  for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this] { WorkerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -26,21 +25,36 @@ int ThreadPool::queued() const {
   return static_cast<int>(queue_.size());
 }
 
+bool ThreadPool::TryBeginInline() {
+  absl::MutexLock lock(&mu_);
+  if (stopping_ || !queue_.empty() || running_ >= num_threads_) return false;
+  ++running_;
+  return true;
+}
+
+void ThreadPool::EndInline() {
+  absl::MutexLock lock(&mu_);
+  --running_;
+}
+
 void ThreadPool::WorkerLoop() {
   while (true) {
     std::function<void()> fn;
     {
       absl::MutexLock lock(&mu_);
-      mu_.Await(absl::Condition(
-          +[](ThreadPool* p) ABSL_EXCLUSIVE_LOCKS_REQUIRED(p->mu_) {
-            return p->stopping_ || !p->queue_.empty();
-          },
-          this));
+      // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
+      auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return (stopping_ && queue_.empty()) || (!queue_.empty() && running_ < num_threads_);
+      };
+      mu_.Await(absl::Condition(&ready));
       if (queue_.empty()) return;  // stopping and drained
       fn = std::move(queue_.front());
       queue_.pop_front();
+      ++running_;
     }
     fn();
+    absl::MutexLock lock(&mu_);
+    --running_;
   }
 }
 

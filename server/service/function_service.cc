@@ -74,7 +74,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
     ASSIGN_OR_RETURN(CallResult result,
                      session->source_modules().Call(req->module_id(), req->function(), std::move(args),
                                                     std::move(kwargs), session->variables(), call.token(), concrete,
-                                                    req->trace_only()));
+                                                    req->trace_only(), call.quick_us()));
     ValueToProto(result.output, resp->mutable_output());
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);
@@ -85,8 +85,9 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
     m->set_compile_us(result.compile_us);
     m->set_execute_us(result.execute_us);
     m->set_total_us(call.elapsed_us());
+    m->set_ran_inline(call.ran_inline());
     return absl::OkStatus();
-  });
+  }, !req->trace_only() && SmallRequest(*req));
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext* ctx, const v1::ToCodeRequest* req,

@@ -121,8 +121,9 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
       ASSIGN_OR_RETURN(GraphValue v, ValueFromProto(req->values(i), "input " + std::to_string(i)));
       inputs.push_back(std::move(v));
     }
-    ASSIGN_OR_RETURN(GraphCallResult result, session->graph_functions().Call(req->name(), std::move(inputs),
-                                                                             session->variables(), call.token()));
+    ASSIGN_OR_RETURN(GraphCallResult result,
+                     session->graph_functions().Call(req->name(), std::move(inputs), session->variables(), call.token(),
+                                                     call.quick_us()));
     bool all_tensors = true;
     for (const GraphValue& v : result.outputs) all_tensors = all_tensors && v.kind == GraphValue::Kind::kTensor;
     for (const GraphValue& v : result.outputs) {
@@ -137,9 +138,10 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
     m->set_compile_us(result.compile_us);
     m->set_execute_us(result.execute_us);
     m->set_total_us(call.elapsed_us());
+    m->set_ran_inline(call.ran_inline());
     if (result.compile_us > 0) ReleaseFreeMemory();  // the build's and planner's temporaries
     return absl::OkStatus();
-  });
+  }, SmallRequest(*req));
 }
 
 }  // namespace graphd::server

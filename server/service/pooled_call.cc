@@ -1,6 +1,7 @@
 #include "server/service/pooled_call.h"
 
 #include "core/logging.h"
+#include "server/quick_run.h"
 #include "server/service/status_codec.h"
 
 namespace graphd::server {
@@ -20,7 +21,8 @@ PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate,
 }
 
 grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context, const Env& env,
-                                            const char* method, std::string session, Work work) {
+                                            const char* method, std::string session, Work work,
+                                            bool may_run_inline) {
   if (!env.gate.TryEnter()) {
     auto* call = new PooledCall(context, nullptr, method, std::move(session));
     call->Finish(ToGrpcStatus(errors::Unavailable("the server is shutting down; retry on another replica"),
@@ -28,6 +30,13 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
     return call;
   }
   auto* call = new PooledCall(context, &env.gate, method, std::move(session));
+  if (may_run_inline && env.inline_us > 0 && env.pool.TryBeginInline()) {
+    call->quick_us_ = env.inline_us;
+    bool finished = call->Run(work);  // Finish() inside the handler: gRPC sends it after we return
+    env.pool.EndInline();
+    if (finished) return call;
+    call->quick_us_ = 0;
+  }
   env.pool.Schedule([call, work = std::move(work)] { call->Run(work); });
   return call;
 }
@@ -41,16 +50,18 @@ int64_t PooledCall::elapsed_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - arrived_).count();
 }
 
-void PooledCall::Run(const Work& work) {
+bool PooledCall::Run(const Work& work) {
   queue_us_ = elapsed_us();
   Status status = token_.Check();
   if (status.ok()) status = work(*this);
+  if (quick_us_ > 0 && IsNotQuick(status)) return false;
   if (spdlog::should_log(spdlog::level::debug)) {  // keep formatting off the hot path
     GRAPHD_LOG_DEBUG("rpc {} session={} status={} {}us{}", method_, session_,
                      absl::StatusCodeToString(status.code()), elapsed_us(),
                      status.ok() ? "" : absl::StrCat(" origin=", errors::OriginOf(status).value_or("?")));
   }
   Finish(ToGrpcStatus(status, context_));
+  return true;
 }
 
 }  // namespace graphd::server

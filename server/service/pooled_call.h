@@ -1,7 +1,16 @@
-// One unary RPC whose work runs on the executor's thread pool (never on a gRPC
-// thread). It owns the run's cancellation token: the gRPC deadline becomes the
-// token's deadline and client cancellation cancels it. Deletes itself when gRPC is
-// done with it.
+// One unary RPC whose work runs on the executor's thread pool. It owns the run's
+// cancellation token: the gRPC deadline becomes the token's deadline and client
+// cancellation cancels it. Deletes itself when gRPC is done with it.
+//
+// Quick calls skip the hand-off to a worker (a thread wake-up of tens of
+// microseconds, most of a small call's overhead): when the caller allows it (a small
+// request), Env::inline_us > 0 and the pool has a free slot with nothing queued
+// (ThreadPool::TryBeginInline, so --cpu-threads still bounds the tasks running and
+// queued work keeps its turn), the work first runs on the gRPC thread with
+// quick_us() = Env::inline_us. The session layer then goes ahead only with a cached
+// plan whose latest run took at most that long, and otherwise returns NotQuick()
+// without doing anything (server/quick_run.h); the work is then scheduled on the pool
+// as usual and runs again there with quick_us() = 0.
 #ifndef GRAPHD_SERVER_SERVICE_POOLED_CALL_H_
 #define GRAPHD_SERVER_SERVICE_POOLED_CALL_H_
 
@@ -25,14 +34,22 @@ class PooledCall : public grpc::ServerUnaryReactor {
   struct Env {
     executor::ThreadPool& pool;
     CallGate& gate;
+    // Longest latest run of a plan that may run on the gRPC thread; 0: never.
+    int64_t inline_us = 0;
   };
 
-  // Schedules `work` on the pool and returns the reactor for the handler to return.
-  // While the gate is closed (draining) the call fails with UNAVAILABLE at once.
+  // Schedules `work` on the pool (first trying it inline when `may_run_inline`; see
+  // above) and returns the reactor for the handler to return. While the gate is
+  // closed (draining) the call fails with UNAVAILABLE at once. `work` may run twice:
+  // once inline returning NotQuick() having done nothing, then on the pool.
   static grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context, const Env& env,
-                                         const char* method, std::string session, Work work);
+                                         const char* method, std::string session, Work work,
+                                         bool may_run_inline = false);
 
   CancellationToken& token() { return token_; }
+  // > 0 while the work runs inline: the limit to pass to the session layer.
+  int64_t quick_us() const { return quick_us_; }
+  bool ran_inline() const { return quick_us_ > 0; }
   // Microseconds between the RPC's arrival and its work starting.
   int64_t queue_us() const { return queue_us_; }
   // Microseconds since the RPC arrived.
@@ -40,11 +57,18 @@ class PooledCall : public grpc::ServerUnaryReactor {
 
   void OnCancel() override { token_.Cancel(); }
   void OnDone() override;
+  // Both reactions above are trivial (no blocking, a few instructions), so gRPC may
+  // run them on the thread that completes the call instead of scheduling them on
+  // its callback executor: one thread hop less per call, as for gRPC's own
+  // DefaultReactor (which the echo uses).
+  bool InternalInlineable() override { return true; }
 
  private:
   PooledCall(grpc::CallbackServerContext* context, CallGate* gate, const char* method,
              std::string session);
-  void Run(const Work& work);
+  // Runs `work` and finishes the RPC; false (and nothing finished) when the work
+  // returned NotQuick().
+  bool Run(const Work& work);
 
   grpc::CallbackServerContext* context_;
   CallGate* gate_;  // nullptr when the gate refused the call
@@ -52,6 +76,7 @@ class PooledCall : public grpc::ServerUnaryReactor {
   std::string session_;
   Clock::time_point arrived_;
   int64_t queue_us_ = 0;
+  int64_t quick_us_ = 0;
   CancellationToken token_;
 };
 

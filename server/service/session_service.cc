@@ -26,6 +26,7 @@ void FillMetadata(const PooledCall& call, const RunTimings& t, v1::RunMetadata* 
   out->set_compile_us(t.compile_us);
   out->set_execute_us(t.execute_us);
   out->set_total_us(call.elapsed_us());
+  out->set_ran_inline(call.ran_inline());
 }
 
 template <typename Repeated>
@@ -39,6 +40,8 @@ RunSignature SignatureOf(const Repeated& feeds, const google::protobuf::Repeated
 }
 
 }  // namespace
+
+bool SmallRequest(const google::protobuf::Message& req) { return req.ByteSizeLong() <= kSmallRequestBytes; }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServerContext* ctx,
                                                             const v1::CreateSessionRequest* req,
@@ -80,7 +83,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
       feeds.push_back(std::move(t));
     }
     RunSignature sig = SignatureOf(feed_names, req->fetch(), req->target());
-    ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token()));
+    ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token(), call.quick_us()));
     if (static_cast<int>(result.fetches.size()) != req->fetch_size()) {
       return errors::Internal(absl::StrCat("the run returned ", result.fetches.size(),
                                            " tensors for ", req->fetch_size(), " fetches"));
@@ -94,7 +97,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
     resp->set_stderr(std::move(result.stderr_text));
     FillMetadata(call, result.timings, resp->mutable_metadata());
     return absl::OkStatus();
-  });
+  }, SmallRequest(*req));
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerContext* ctx,
@@ -123,13 +126,14 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
       ASSIGN_OR_RETURN(Tensor t, TensorFromProto(req->feed(i), absl::StrCat("feed #", i)));
       feeds.push_back(std::move(t));
     }
-    ASSIGN_OR_RETURN(RunResult result, session->RunCallable(req->handle(), std::move(feeds), call.token()));
+    ASSIGN_OR_RETURN(RunResult result,
+                     session->RunCallable(req->handle(), std::move(feeds), call.token(), call.quick_us()));
     for (const Tensor& t : result.fetches) TensorToProto(t, resp->add_fetch());
     resp->set_stdout(std::move(result.stdout_text));
     resp->set_stderr(std::move(result.stderr_text));
     FillMetadata(call, result.timings, resp->mutable_metadata());
     return absl::OkStatus();
-  });
+  }, SmallRequest(*req));
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServerContext* ctx,

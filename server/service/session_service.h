@@ -11,6 +11,11 @@
 
 namespace graphd::server {
 
+// Requests up to this size may first run inline (see PooledCall): decoding one twice
+// when it turns out not to be quick costs little.
+inline constexpr size_t kSmallRequestBytes = 64 << 10;
+bool SmallRequest(const google::protobuf::Message& req);
+
 class SessionServiceImpl final : public v1::SessionService::CallbackService {
  public:
   // All arguments must outlive the service.

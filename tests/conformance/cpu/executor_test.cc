@@ -302,6 +302,36 @@ TEST(ThreadPoolTest, RunsAllScheduledWork) {
   EXPECT_EQ(done.load(), 1000);
 }
 
+TEST(ThreadPoolTest, InlineTasksCountAgainstTheThreadLimit) {
+  absl::Notification started, release, queued_ran;
+  {
+    ThreadPool pool(2);
+    ASSERT_TRUE(pool.TryBeginInline());  // one slot taken by the caller
+    pool.Schedule([&] {
+      started.Notify();
+      release.WaitForNotification();
+    });
+    EXPECT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    // Both slots are busy now (the inline task and the worker's): no third task
+    // inline, and queued work waits for a slot.
+    EXPECT_FALSE(pool.TryBeginInline());
+    pool.Schedule([&] { queued_ran.Notify(); });
+    EXPECT_FALSE(queued_ran.WaitForNotificationWithTimeout(absl::Milliseconds(100)));
+    EXPECT_FALSE(pool.TryBeginInline());  // work is queued: it goes first
+    pool.EndInline();  // frees the slot for the queued task
+    EXPECT_TRUE(queued_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    release.Notify();
+  }
+  {
+    ThreadPool pool(1);
+    ASSERT_TRUE(pool.TryBeginInline());
+    EXPECT_FALSE(pool.TryBeginInline());
+    pool.EndInline();
+    EXPECT_TRUE(pool.TryBeginInline());
+    pool.EndInline();
+  }
+}
+
 TEST(ThreadPoolTest, WorkRunsOnOtherThreadsConcurrently) {
   // Declared before the pools so that the pools (and their work) finish first.
   absl::Notification first_started, release, second_ran, ran;
