@@ -1,7 +1,9 @@
 // Per-call overhead: p50/p99 latency of a Run of a tiny graph (add two fed scalars),
 // of the same through RunCallable, and of a raw gRPC unary Echo served by the same
 // graphd process, through the C++ client; then the cost of moving tensors: RunCallable
-// of y = Size(x) and y = Identity(x) with a 9.6 MB float32 x (calls/20 calls each).
+// of y = Size(x) with a 0.6 MB float32 x (a ResNet input; 5 * large-calls calls), and
+// of y = Size(x) and y = Identity(x) with a 9.6 MB x (a batch of 16; large-calls calls,
+// default calls/20).
 // Prints a table (with the server's CPU time per call, steadier than latency on a
 // shared machine) and writes a CSV.
 //
@@ -70,9 +72,9 @@ v1::GraphDef UnaryGraph(const char* op) {
   return g;
 }
 
-// A RunCallable request feeding x a float32 [16, 3, 224, 224] (9.6 MB, a ResNet
-// batch of 16) to UnaryGraph(op) in a new session.
-v1::RunCallableRequest LargeFeedCall(client::Client& c, const char* op) {
+// A RunCallable request feeding x a float32 [batch, 3, 224, 224] (a ResNet input:
+// 0.6 MB per sample) to UnaryGraph(op) in a new session.
+v1::RunCallableRequest LargeFeedCall(client::Client& c, const char* op, int batch) {
   auto session = c.CreateSession(UnaryGraph(op));
   Check(session.status(), "CreateSession");
   v1::MakeCallableRequest make;
@@ -86,8 +88,8 @@ v1::RunCallableRequest LargeFeedCall(client::Client& c, const char* op) {
   call.set_handle(callable->handle());
   v1::TensorProto* x = call.add_feed();
   x->set_dtype(v1::DT_FLOAT);
-  for (int64_t d : {16, 3, 224, 224}) x->mutable_shape()->add_dim(d);
-  std::vector<float> values(16 * 3 * 224 * 224);
+  for (int64_t d : {batch, 3, 224, 224}) x->mutable_shape()->add_dim(d);
+  std::vector<float> values(batch * 3 * 224 * 224);
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i % 1000) / 500.0f - 1.0f;
   x->set_content(values.data(), values.size() * sizeof(float));
   return call;
@@ -155,8 +157,14 @@ int main(int argc, char** argv) {
                       [&] { Check(c.RunCallable(call).status(), "RunCallable"); }));
   Check(c.CloseSession(session->session_handle()), "CloseSession");
   if (large_calls <= 0) large_calls = std::max(10, calls / 20);
+  {
+    v1::RunCallableRequest one = LargeFeedCall(c, "Size", 1);
+    rows.push_back(Case("run_callable_0.6MB_in", pid, std::max(3, large_calls / 5), large_calls * 5,
+                        [&] { Check(c.RunCallable(one).status(), "RunCallable"); }));
+    Check(c.CloseSession(one.session_handle()), "CloseSession");
+  }
   for (const char* op : {"Size", "Identity"}) {
-    v1::RunCallableRequest large = LargeFeedCall(c, op);
+    v1::RunCallableRequest large = LargeFeedCall(c, op, 16);
     rows.push_back(Case(std::string("run_callable_9.6MB_") + (op[0] == 'S' ? "in" : "in_out"), pid,
                         std::max(3, large_calls / 10), large_calls,
                         [&] { Check(c.RunCallable(large).status(), "RunCallable"); }));
