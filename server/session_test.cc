@@ -178,6 +178,44 @@ TEST_F(SessionTest, Callables) {
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(SessionTest, QuickRunsOnlyCachedPlansKnownToBeQuick) {
+  constexpr int64_t kLongLimit = int64_t{1} << 40;
+  RunSignature sig{.feeds = {"x:0"}, .fetches = {"sq"}};
+  // Not cached: nothing is planned or run.
+  auto miss = session_.Run(sig, {Vec({2})}, token_, kLongLimit);
+  EXPECT_TRUE(IsNotQuick(miss.status())) << miss.status();
+  auto planned = Run(sig, {Vec({2})});
+  ASSERT_TRUE(planned.ok()) << planned.status();
+  EXPECT_GT(planned->timings.compile_us, 0);  // the quick attempt cached nothing
+  auto hit = session_.Run(sig, {Vec({3})}, token_, kLongLimit);
+  ASSERT_TRUE(hit.ok()) << hit.status();
+  EXPECT_EQ(Values(hit->fetches[0]), (std::vector<float>{9}));
+
+  // A callable planned but never run has no measured run yet.
+  auto h = session_.MakeCallable({.feeds = {"x"}, .fetches = {"neg"}});
+  ASSERT_TRUE(h.ok());
+  EXPECT_TRUE(IsNotQuick(session_.RunCallable(*h, {Vec({1})}, token_, kLongLimit).status()));
+  ASSERT_TRUE(session_.RunCallable(*h, {Vec({1})}, token_).ok());
+  auto quick = session_.RunCallable(*h, {Vec({5})}, token_, kLongLimit);
+  ASSERT_TRUE(quick.ok()) << quick.status();
+  EXPECT_EQ(Values(quick->fetches[0]), (std::vector<float>{-5}));
+  // Without a limit, errors are the usual ones.
+  EXPECT_EQ(session_.RunCallable(*h, {}, token_).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST(QuickRunTest, RunCostAndNotQuickMarker) {
+  RunCost cost;
+  EXPECT_FALSE(cost.Within(1000000));  // never ran
+  cost.Record(500);
+  EXPECT_TRUE(cost.Within(500));
+  EXPECT_FALSE(cost.Within(499));
+  cost.Record(20);
+  EXPECT_TRUE(cost.Within(499));  // the latest run counts
+  EXPECT_TRUE(IsNotQuick(NotQuick()));
+  EXPECT_FALSE(IsNotQuick(absl::OkStatus()));
+  EXPECT_FALSE(IsNotQuick(errors::Unavailable("not a quick call")));
+}
+
 TEST_F(SessionTest, VariablesPersistAcrossRunsAndAreIsolatedBetweenSessions) {
   ASSERT_TRUE(Run({.targets = {"init"}}).ok());
   for (int i = 1; i <= 3; ++i) {
