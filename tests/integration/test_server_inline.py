@@ -66,8 +66,13 @@ class Conn:
         self.channel.close()
 
 
-def test_cache_hits_of_quick_functions_run_inline(target):
-    c = Conn(target)
+# A limit far above these tiny runs' times, so that a preempted run on a busy machine
+# does not send the next call to a worker.
+GENEROUS_US = "20000"
+
+
+def test_cache_hits_of_quick_functions_run_inline(start_server):
+    c = Conn(start_server("--inline-run-us", GENEROUS_US).target)
     first = c.add(1.5, 2.0)
     assert number(first.output.tensor, np.float32) == 3.5
     assert first.metadata.compile_us > 0 and not first.metadata.ran_inline  # traced on a worker
@@ -81,10 +86,10 @@ def test_cache_hits_of_quick_functions_run_inline(target):
     c.close()
 
 
-def test_graphs_runs_and_callables_run_inline(target):
+def test_graphs_runs_and_callables_run_inline(start_server):
     x = tf.placeholder(tf.float32, [], name="x")
     y = tf.identity(x * 2.0, name="y")
-    channel = grpc.insecure_channel(target)
+    channel = grpc.insecure_channel(start_server("--inline-run-us", GENEROUS_US).target)
     stub = G.SessionServiceStub(channel)
     handle = stub.CreateSession(S.CreateSessionRequest(graph_def=tf.get_default_graph().as_graph_def())).session_handle
     run = S.RunRequest(session_handle=handle, feed=[S.NamedTensor(name="x:0", tensor=scalar(3.0))], fetch=["y:0"])
@@ -113,14 +118,14 @@ def test_graphs_runs_and_callables_run_inline(target):
 
 
 def test_slow_plans_go_back_to_workers_and_deadlines_still_apply(start_server):
-    server = start_server("--inline-run-us", "2000")
+    server = start_server("--inline-run-us", GENEROUS_US)
     c = Conn(server.target)
     assert int(number(c.count_to(1).output.tensor, np.int32)) == 1  # traces
     assert c.count_to(2).metadata.ran_inline  # one iteration last time: quick
     # Mispredicted (the last run was quick): inline, still correct.
-    slow = c.count_to(300000)
-    assert int(number(slow.output.tensor, np.int32)) == 300000
-    assert slow.metadata.ran_inline and slow.metadata.execute_us > 2000, slow.metadata
+    slow = c.count_to(1000000)
+    assert int(number(slow.output.tensor, np.int32)) == 1000000
+    assert slow.metadata.ran_inline and slow.metadata.execute_us > int(GENEROUS_US), slow.metadata
     # The plan's latest run was slow: this one goes to a worker.
     after = c.count_to(5)
     assert int(number(after.output.tensor, np.int32)) == 5 and not after.metadata.ran_inline
@@ -142,12 +147,12 @@ def test_disabled_with_zero(start_server):
 
 
 def test_no_inline_run_beyond_cpu_threads(start_server):
-    server = start_server("--cpu-threads", "1")
+    server = start_server("--cpu-threads", "1", "--inline-run-us", GENEROUS_US)
     c = Conn(server.target)
     c.add(1.0, 1.0)
     assert c.add(1.0, 1.0).metadata.ran_inline
     c.count_to(1)  # traced; the long run below goes to the only worker (never ran quick... once)
-    c.count_to(400000)
+    c.count_to(1000000)
     busy = threading.Event()
     done = {}
 
