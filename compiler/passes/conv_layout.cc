@@ -1,5 +1,6 @@
 #include "compiler/passes/conv_layout.h"
 
+#include <algorithm>
 #include <numeric>
 #include <optional>
 
@@ -60,6 +61,18 @@ std::optional<IntList> ReductionAxes(const Node& node) {
     if (a < 0 || a >= kRank) return std::nullopt;
   }
   return axes;
+}
+
+// For a Mean over exactly the spatial axes of [N, C, H, W] with known H and W: the
+// window [H, W] of the equivalent global average pool.
+std::optional<IntList> GlobalPoolWindow(const Node& node) {
+  if (node.op_name() != "Mean") return std::nullopt;
+  std::optional<IntList> axes = ReductionAxes(node);
+  if (!axes.has_value()) return std::nullopt;
+  std::sort(axes->begin(), axes->end());
+  const PartialShape& x = TypeOf(node.inputs()[0]).shape;
+  if (*axes != IntList{2, 3} || x.dim(2) == kUnknownDim || x.dim(3) == kUnknownDim) return std::nullopt;
+  return IntList{x.dim(2), x.dim(3)};
 }
 
 // How a converted node reads one of its data inputs.
@@ -173,6 +186,11 @@ class Rewriter {
       spec.attrs["constant_filter"] = true;
     } else if (old.op_name() == "MaxPoolND" || old.op_name() == "AvgPoolND") {
       spec.attrs["channels_last"] = true;
+    } else if (std::optional<IntList> window = GlobalPoolWindow(old)) {
+      // oneDNN's reduction over the middle axes is its slow reference code; its
+      // channels-last pooling is not.
+      spec.op = "AvgPoolND";
+      spec.attrs = {{"kernel_shape", *window}, {"channels_last", true}};
     } else if (IsReduction(old.op_name())) {
       IntList axes = *ReductionAxes(old);
       for (int64_t& a : axes) a = kAxisToLast[a];

@@ -9,7 +9,9 @@
 //     rank <= 4 (rewritten, permuted, as new Consts) or other rank-4 values (read
 //     through a Transpose into channels-last);
 //   * MaxPoolND / AvgPoolND without indices (channels_last=true);
-//   * Sum, Mean, Max, Min, Prod with keep_dims and explicit axes (axes remapped).
+//   * Sum, Mean, Max, Min, Prod with keep_dims and explicit axes (axes remapped); a
+//     Mean over H and W of known size (a global average pool) becomes AvgPoolND with
+//     that window (channels_last=true), which oneDNN runs far faster.
 // A converted value read by anything else, or returned, goes through one Transpose
 // back to [N, C, H, W] (shared by all such readers), so every other node sees exactly
 // the values it saw before; results keep their types. Rank-4 inputs enter through a

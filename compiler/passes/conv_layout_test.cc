@@ -49,7 +49,7 @@ TEST(ConvLayoutTest, ConvertsAChainAndTransposesOnlyAtItsEnds) {
             "c2_nhwc = ConvND[channels_last=true, constant_filter=true](p_nhwc, w2) : float32[1,4,4,4]\n"
             "a_nhwc = Add(c2_nhwc, p_nhwc) : float32[1,4,4,4]\n"
             "r_nhwc = Relu(a_nhwc) : float32[1,4,4,4]\n"
-            "m_nhwc = Mean[axis=[1, 2], keep_dims=true](r_nhwc) : float32[1,1,1,4]\n"
+            "m_nhwc = AvgPoolND[channels_last=true, kernel_shape=[4, 4]](r_nhwc) : float32[1,1,1,4]\n"
             "m_to_nchw = Transpose[perm=[0, 3, 1, 2]](m_nhwc) : float32[1,4,1,1]\n"
             "flat = Reshape[shape=[1, 4]](m_to_nchw) : float32[1,4]\n"
             "return flat\n");
@@ -69,7 +69,8 @@ TEST(ConvLayoutTest, ConstantsArePermutedOtherInputsTransposedAndResultsTranspos
                           .Node("u", "Sub", {"t", "y"})
                           .Node("also", "Neg", {"scale"})  // keeps the original scale alive
                           .Node("n", "Softmax", {"s"}, {{"axis", int64_t{1}}})
-                          .Return({"u", "n", "also"});
+                          .Node("sum", "Sum", {"t"}, {{"axis", int64_t{1}}, {"keep_dims", true}})
+                          .Return({"u", "n", "also", "sum"});
   ConvLayout pass;
   EXPECT_TRUE(RunPass(pass, body));
   EXPECT_EQ(Text(body),
@@ -89,7 +90,9 @@ TEST(ConvLayoutTest, ConstantsArePermutedOtherInputsTransposedAndResultsTranspos
             "u_to_nchw = Transpose[perm=[0, 3, 1, 2]](u_nhwc) : float32[?,2,3,3]\n"
             "also = Neg(scale) : float32[2,1,1]\n"
             "n = Softmax[axis=1](s_to_nchw) : float32[?,2,3,3]\n"
-            "return u_to_nchw, n, also\n");
+            "sum_nhwc = Sum[axis=[3], keep_dims=true](t_nhwc) : float32[?,3,3,1]\n"
+            "sum_to_nchw = Transpose[perm=[0, 3, 1, 2]](sum_nhwc) : float32[?,1,3,3]\n"
+            "return u_to_nchw, n, also, sum_to_nchw\n");
 }
 
 TEST(ConvLayoutTest, LeavesConvsItCannotConvert) {
