@@ -15,6 +15,9 @@
 // output, is [N, d1..dk, C] instead (the filter stays [O, C/group, k1..kk]).
 // ConvND's constant_filter=true promises that the filter is a constant (a Const
 // value), so kernels may keep a repacked copy (compiler/passes/conv_layout.h sets it).
+// ConvND's residual=true adds one more input r, last (x, w[, bias], r), of the
+// output's shape and layout: y = conv(x, w) + bias + r, before the fused activation
+// (compiler/passes/conv_add_fusion.h).
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/op_util.h"
@@ -62,8 +65,12 @@ Status CheckEqual(InferenceContext& c, int64_t a, int64_t b, absl::string_view w
 }
 
 Status InferConvCommon(InferenceContext& c, bool transposed) {
-  if (c.num_inputs() < 2 || c.num_inputs() > 3) {
-    return c.Error(absl::StrCat("takes 2 or 3 inputs (x, w[, bias]), got ", c.num_inputs()));
+  ASSIGN_OR_RETURN(bool residual, c.AttrOr<bool>("residual", false));
+  if (transposed && residual) return c.Error("residual is not supported");
+  const int operands = c.num_inputs() - (residual ? 1 : 0);  // x, w[, bias]
+  if (operands < 2 || operands > 3) {
+    return c.Error(absl::StrCat("takes 2 or 3 inputs (x, w[, bias])", residual ? " and the residual" : "", ", got ",
+                                c.num_inputs()));
   }
   const TensorType& f = c.input(1);
   RETURN_IF_ERROR(ops::CheckDType(c, c.input(0).dtype, ops::kFloatDTypes));
@@ -99,7 +106,7 @@ Status InferConvCommon(InferenceContext& c, bool transposed) {
     }
     if (fs.dim(1) != kUnknownDim) out_channels = fs.dim(1) * group;
   }
-  if (c.num_inputs() == 3) {
+  if (operands == 3) {
     const TensorType& b = c.input(2);
     if (b.dtype != x.dtype) return c.Error("bias must have the input's dtype");
     if (b.shape.known_rank()) {
@@ -118,7 +125,18 @@ Status InferConvCommon(InferenceContext& c, bool transposed) {
     if (!d.ok()) return c.Error(d.status().message());
     out.push_back(*d);
   }
-  c.AddOutput(x.dtype, InLayout(std::move(out), channels_last));
+  PartialShape y = InLayout(std::move(out), channels_last);
+  if (residual) {
+    const TensorType& r = c.input(operands);
+    if (r.dtype != x.dtype) return c.Error("the residual must have the input's dtype");
+    if (r.shape.known_rank() && r.shape.rank() != y.rank()) {
+      return c.Error(absl::StrCat("the residual ", r.shape.ToString(), " must have the output's shape ", y.ToString()));
+    }
+    for (int i = 0; r.shape.known_rank() && i < y.rank(); ++i) {
+      RETURN_IF_ERROR(CheckEqual(c, r.shape.dim(i), y.dim(i), "residual and output dims differ"));
+    }
+  }
+  c.AddOutput(x.dtype, std::move(y));
   return absl::OkStatus();
 }
 

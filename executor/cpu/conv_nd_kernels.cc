@@ -4,7 +4,9 @@
 // refuses, run direct loops. ConvND also runs channels-last data (channels_last: oneDNN
 // reads and writes it in place; the loops go through channels-first copies) and, with
 // constant_filter, a filter repacked once into the layout the primitive prefers
-// (executor/cpu/packed_weights.h) instead of the plain one.
+// (executor/cpu/packed_weights.h) instead of the plain one. A residual input is
+// copied into the output and summed by the primitive (oneDNN's sum post-op, before
+// the fused activation).
 #include <algorithm>
 #include <memory>
 
@@ -60,52 +62,74 @@ struct Activation {
 class ConvNdKernel : public OpKernel {
  public:
   ConvNdKernel(bool transposed, ops::WindowNd w, int64_t group, Activation act, bool channels_last,
-               bool constant_filter)
+               bool constant_filter, bool residual)
       : transposed_(transposed),
         w_(std::move(w)),
         group_(group),
         act_(act),
         channels_last_(channels_last),
-        constant_filter_(constant_filter) {
+        constant_filter_(constant_filter),
+        residual_(residual) {
     attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle: not shared)
-    if (act_.kind != Activation::kNone) {
-      dnnl::post_ops ops;
-      if (act_.kind == Activation::kRelu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-      else ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, act_.lo, act_.hi);
-      attr_.set_post_ops(ops);
-    }
+    dnnl::post_ops ops;
+    if (residual_) ops.append_sum(1.f);  // dst = conv + dst, dst holding the residual
+    if (act_.kind == Activation::kRelu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    if (act_.kind == Activation::kClip) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, act_.lo, act_.hi);
+    if (ops.len() > 0) attr_.set_post_ops(ops);
   }
 
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
-    const Tensor* bias = ctx.num_inputs() > 2 ? &ctx.input(2) : nullptr;
+    const Tensor* bias = ctx.num_inputs() > (residual_ ? 3 : 2) ? &ctx.input(2) : nullptr;
+    const Tensor* residual = residual_ ? &ctx.input(ctx.num_inputs() - 1) : nullptr;
     ASSIGN_OR_RETURN(ConvShape s, Check(ctx, x, f, bias));
     ASSIGN_OR_RETURN(Tensor * out,
                      ctx.AllocateOutput(0, Shape(channels_last_ ? ops::ToChannelsLast(s.out_dims) : s.out_dims)));
+    if (residual != nullptr && (residual->shape() != out->shape() || residual->dtype() != out->dtype())) {
+      return ctx.Error(absl::StrCat("the residual ", residual->DebugString(), " must have the output's shape ",
+                                    out->shape().ToString()));
+    }
     if (out->num_elements() == 0) return absl::OkStatus();
     if (x.dtype() == DType::kFloat32 && x.num_elements() > 0 && f.num_elements() > 0) {
       try {
-        return RunDnnl(x, f, bias, *out, s);
+        return RunDnnl(x, f, bias, residual, *out, s);
       } catch (const dnnl::error&) {
         // A geometry oneDNN refuses: the loop below.
       }
     }
-    if (!channels_last_) return RunLoop(ctx, x, f, bias, *out, s);
-    ASSIGN_OR_RETURN(Tensor x_cf, ChannelsFirstCopy(x));
-    ASSIGN_OR_RETURN(Tensor out_cf, Tensor::Allocate(out->dtype(), Shape(s.out_dims)));
-    RETURN_IF_ERROR(RunLoop(ctx, x_cf, f, bias, out_cf, s));
-    return CopyToChannelsLast(out_cf, *out);
+    if (!channels_last_) {
+      RETURN_IF_ERROR(RunLoop(ctx, x, f, bias, *out, s));
+    } else {
+      ASSIGN_OR_RETURN(Tensor x_cf, ChannelsFirstCopy(x));
+      ASSIGN_OR_RETURN(Tensor out_cf, Tensor::Allocate(out->dtype(), Shape(s.out_dims)));
+      RETURN_IF_ERROR(RunLoop(ctx, x_cf, f, bias, out_cf, s));
+      RETURN_IF_ERROR(CopyToChannelsLast(out_cf, *out));
+    }
+    if (residual != nullptr) AddResidual(*residual, *out);
+    ApplyActivation(*out);
+    return absl::OkStatus();
   }
 
  private:
-  // The loops over channels-first data, then the fused activation.
+  // The loops over channels-first data (no residual, no activation).
   Status RunLoop(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias, Tensor& out,
                  const ConvShape& s) const {
-    if (x.dtype() == DType::kFloat32) RETURN_IF_ERROR(Loop<float>(ctx, x, f, bias, out, s));
-    else RETURN_IF_ERROR(Loop<double>(ctx, x, f, bias, out, s));
-    ApplyActivation(out);
-    return absl::OkStatus();
+    if (x.dtype() == DType::kFloat32) return Loop<float>(ctx, x, f, bias, out, s);
+    return Loop<double>(ctx, x, f, bias, out, s);
+  }
+
+  // out += residual (same shape and dtype).
+  static void AddResidual(const Tensor& residual, Tensor& out) {
+    if (out.dtype() == DType::kFloat32) {
+      const float* r = residual.data<float>();
+      float* o = out.data<float>();
+      for (int64_t i = 0; i < out.num_elements(); ++i) o[i] += r[i];
+    } else {
+      const double* r = residual.data<double>();
+      double* o = out.data<double>();
+      for (int64_t i = 0; i < out.num_elements(); ++i) o[i] += r[i];
+    }
   }
 
   StatusOr<ConvShape> Check(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias) const {
@@ -142,7 +166,8 @@ class ConvNdKernel : public OpKernel {
     return s;
   }
 
-  Status RunDnnl(const Tensor& x, const Tensor& f, const Tensor* bias, Tensor& out, const ConvShape& s) {
+  Status RunDnnl(const Tensor& x, const Tensor& f, const Tensor* bias, const Tensor* residual, Tensor& out,
+                 const ConvShape& s) {
     const int dims = w_.dims;
     memory::dims src_dims = s.in_dims, dst_dims = s.out_dims;
     memory::dims kernel(f.shape().dims().begin() + 2, f.shape().dims().end());
@@ -212,6 +237,9 @@ class ConvNdKernel : public OpKernel {
         }
         return made;
       });
+      if (residual != nullptr) {  // the sum post-op adds what dst holds
+        std::copy(residual->data<float>(), residual->data<float>() + out.num_elements(), out.data<float>());
+      }
       if (constant_filter_) {
         std::shared_ptr<const PackedWeights> packed = conv.packed;
         if (packed == nullptr || packed->source.lock() != f.buffer()) {
@@ -357,6 +385,7 @@ class ConvNdKernel : public OpKernel {
   Activation act_;
   bool channels_last_;    // data [N, spatial..., C] (ConvND only)
   bool constant_filter_;  // the filter is a Const value: packed (ConvND only)
+  bool residual_;         // the last input is summed into the output (ConvND only)
   dnnl::primitive_attr attr_;  // PrimitiveAttr plus the fused activation
   PrimitiveCache<ConvPrimitive> conv_cache_;
   PrimitiveCache<dnnl::deconvolution_forward> deconv_cache_;
@@ -380,12 +409,13 @@ KernelFactory Factory(bool transposed) {
     }
     const bool channels_last = AttrOr<bool>(node, "channels_last", false);
     const bool constant_filter = AttrOr<bool>(node, "constant_filter", false);
-    if (transposed && (channels_last || constant_filter)) {
+    const bool residual = AttrOr<bool>(node, "residual", false);
+    if (transposed && (channels_last || constant_filter || residual)) {
       return errors::InvalidArgument(
-          absl::StrCat(node.name(), ": ConvTransposeND takes no channels_last or constant_filter"));
+          absl::StrCat(node.name(), ": ConvTransposeND takes no channels_last, constant_filter or residual"));
     }
     return std::make_unique<ConvNdKernel>(transposed, std::move(w), AttrOr<int64_t>(node, "group", 1), act,
-                                          channels_last, constant_filter);
+                                          channels_last, constant_filter, residual);
   };
 }
 

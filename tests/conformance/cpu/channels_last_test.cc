@@ -1,6 +1,7 @@
-// ConvND, MaxPoolND and AvgPoolND with channels_last (data [N, d1..dk, C]) and
-// ConvND with constant_filter (a packed filter) against the same ops on channels-first
-// data: the results must be the channels-first results, reordered.
+// ConvND, MaxPoolND and AvgPoolND with channels_last (data [N, d1..dk, C]), ConvND
+// with constant_filter (a packed filter) and with residual (a summand before the
+// activation) against the plain ops on channels-first data: the results must be the
+// channels-first results, reordered.
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
@@ -87,6 +88,62 @@ TEST(ChannelsLastTest, ConvMatchesChannelsFirst) {
   for (const Case& c : kCases) CheckConv<float>(c, 1e-5);
   // float64 runs the loops through channels-first copies.
   for (const Case& c : kCases) CheckConv<double>(c, 1e-12);
+}
+
+// act(conv(x, w) + b + r) from the plain conv: the reference for residual=true.
+template <typename T>
+std::vector<double> ResidualReference(const Case& c, const std::vector<Tensor>& in, const Tensor& r) {
+  Case plain = c;
+  plain.activation = "";
+  auto conv = RunOp("ConvND", in, ConvAttrs(plain));
+  EXPECT_TRUE(conv.ok()) << conv.status();
+  std::vector<double> y = ToDouble(*conv), rv = ToDouble(r);
+  for (size_t i = 0; i < y.size(); ++i) {
+    double v = static_cast<double>(static_cast<T>(y[i] + rv[i]));
+    if (c.activation == "Relu") v = std::max(v, 0.0);
+    if (c.activation == "Clip") v = std::min(std::max(v, -0.5), 0.75);
+    y[i] = v;
+  }
+  return y;
+}
+
+template <typename T>
+void CheckResidual(const Case& c, double tol) {
+  std::mt19937 rng(12);
+  Tensor x = Random<T>(c.x, rng), f = Random<T>(c.f, rng), b = Random<T>(Shape({c.f.dim(0)}), rng);
+  std::vector<Tensor> in{x, f};
+  if (c.bias) in.push_back(b);
+  auto plain = RunOp("ConvND", in, ConvAttrs(c));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  Tensor r = Random<T>(plain->shape(), rng);
+  std::vector<double> want = ResidualReference<T>(c, in, r);
+  SCOPED_TRACE(absl::StrCat("residual ", x.DebugString(), " * ", f.DebugString(), " ", c.activation));
+  for (bool last : {false, true}) {
+    AttrMap attrs = ConvAttrs(c);
+    attrs["residual"] = true;
+    attrs["channels_last"] = last;
+    attrs["constant_filter"] = last;
+    std::vector<Tensor> args = in;
+    if (last) args[0] = Relayout<T>(x, true);
+    args.push_back(last ? Relayout<T>(r, true) : r);
+    auto got = RunOp("ConvND", args, attrs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectClose(last ? Relayout<T>(*got, false) : *got, want, tol, tol);
+  }
+}
+
+TEST(ChannelsLastTest, ResidualIsAddedBeforeTheActivation) {
+  for (const Case& c : kCases) {
+    CheckResidual<float>(c, 1e-5);
+    CheckResidual<double>(c, 1e-12);
+  }
+  // The residual must have the output's shape.
+  std::mt19937 rng(1);
+  auto bad = RunOp("ConvND",
+                   {Random<float>(Shape({1, 2, 4, 4}), rng), Random<float>(Shape({3, 2, 1, 1}), rng),
+                    Random<float>(Shape({1, 3, 4, 1}), rng)},
+                   {{"residual", true}});
+  EXPECT_FALSE(bad.ok());
 }
 
 template <typename T>
