@@ -102,8 +102,11 @@ bool Convertible(const Node& node, const std::vector<bool>& converted, const std
   const std::string& op = node.op_name();
   const OutputRef x = node.inputs()[0];
   if (op == "ConvND") {
+    // A residual (conv_add_fusion.h) is read like an elementwise op's input.
+    const bool residual = AttrAs<bool>(node, "residual").value_or(false);
     return node.inputs().size() >= 2 && IsFloat4d(TypeOf(x)) && node.inputs()[1].node->op_name() == "Const" &&
-           !node.attrs().contains("channels_last") && !node.attrs().contains("constant_filter");
+           !node.attrs().contains("channels_last") && !node.attrs().contains("constant_filter") &&
+           (!residual || HowToRead(node.inputs().back(), converted) != Read::kNever);
   }
   if (op == "MaxPoolND" || op == "AvgPoolND") {
     return converted[x.node->id()] && !node.attrs().contains("channels_last");
@@ -172,9 +175,10 @@ class Rewriter {
     NodeSpec spec{.name = FreshName(g_, old.name() + "_nhwc"), .op = old.op_name(), .attrs = old.attrs(),
                   .device = old.device(), .range = old.range()};
     const bool conv = old.op_name() == "ConvND";
+    const size_t residual = conv && AttrAs<bool>(old, "residual").value_or(false) ? old.inputs().size() - 1 : 0;
     for (size_t i = 0; i < old.inputs().size(); ++i) {
       const OutputRef in = old.inputs()[i];
-      if (conv && i > 0) {  // filter and bias
+      if (conv && i > 0 && i != residual) {  // filter and bias
         spec.inputs.push_back(in);
         continue;
       }

@@ -2,7 +2,8 @@
 // rank-4 float32 data whose filter is a Const value becomes a ConvND with
 // channels_last=true (data [N, H, W, C], which oneDNN's fast convolutions read and
 // write directly) and constant_filter=true (the kernel packs the filter once into the
-// layout oneDNN prefers; executor/cpu/packed_weights.h). The layout then spreads to
+// layout oneDNN prefers; executor/cpu/packed_weights.h); its residual input, if any
+// (conv_add_fusion.h), is read like an elementwise op's. The layout then spreads to
 // the ops that consume converted values and do not care about it:
 //   * elementwise ops (unary activations; Add, Sub, Mul, Div, Maximum, Minimum, Pow,
 //     ClipByValue) whose inputs are converted values, one-element values, Consts of

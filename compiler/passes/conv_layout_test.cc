@@ -95,6 +95,31 @@ TEST(ConvLayoutTest, ConstantsArePermutedOtherInputsTransposedAndResultsTranspos
             "return u_to_nchw, n, also, sum_to_nchw\n");
 }
 
+TEST(ConvLayoutTest, ResidualsAreReadInTheLayout) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 2, 3, 3}))
+                          .Arg("y", DType::kFloat32, Dims({1, 2, 3, 3}))
+                          .Node("w", "Const", {}, {{"value", Iota({2, 2, 1, 1})}})
+                          .Node("c1", "ConvND", {"x", "w"})
+                          .Node("c2", "ConvND", {"c1", "w", "c1"}, {{"residual", true}})
+                          .Node("c3", "ConvND", {"c2", "w", "y"}, {{"residual", true}})
+                          .Return({"c3"});
+  EXPECT_TRUE(RunPass(ConvLayout(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,2,3,3]]() : float32[1,2,3,3]\n"
+            "y = Arg[dtype=float32, shape=[1,2,3,3]]() : float32[1,2,3,3]\n"
+            "w = Const[value=float32[2,2,1,1]{0, 1, 2, 3}]() : float32[2,2,1,1]\n"
+            "x_to_nhwc = Transpose[perm=[0, 2, 3, 1]](x) : float32[1,3,3,2]\n"
+            "c1_nhwc = ConvND[channels_last=true, constant_filter=true](x_to_nhwc, w) : float32[1,3,3,2]\n"
+            "c2_nhwc = ConvND[channels_last=true, constant_filter=true, residual=true](c1_nhwc, w, c1_nhwc) : "
+            "float32[1,3,3,2]\n"
+            "y_to_nhwc = Transpose[perm=[0, 2, 3, 1]](y) : float32[1,3,3,2]\n"
+            "c3_nhwc = ConvND[channels_last=true, constant_filter=true, residual=true](c2_nhwc, w, y_to_nhwc) : "
+            "float32[1,3,3,2]\n"
+            "c3_to_nchw = Transpose[perm=[0, 3, 1, 2]](c3_nhwc) : float32[1,2,3,3]\n"
+            "return c3_to_nchw\n");
+}
+
 TEST(ConvLayoutTest, LeavesConvsItCannotConvert) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 2, 4, 4}))

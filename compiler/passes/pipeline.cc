@@ -6,6 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/conv_activation_fusion.h"
+#include "compiler/passes/conv_add_fusion.h"
 #include "compiler/passes/conv_layout.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
@@ -63,7 +64,8 @@ std::vector<std::string> Pipeline::PassNames() const {
 
 std::vector<std::string> DefaultPassNames() {
   return {std::string(ConstantFolding::kName), std::string(CommonSubexpressionElimination::kName),
-          std::string(DeadCodeElimination::kName), std::string(ConvActivationFusion::kName),
+          std::string(DeadCodeElimination::kName), std::string(ConvAddFusion::kName),
+          std::string(ConvActivationFusion::kName),
           std::string(ConvLayout::kName)};
 }
 
@@ -84,6 +86,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   }
   passes.push_back(std::make_unique<CommonSubexpressionElimination>());
   passes.push_back(std::make_unique<DeadCodeElimination>());
+  passes.push_back(std::make_unique<ConvAddFusion>());
   passes.push_back(std::make_unique<ConvActivationFusion>());
   passes.push_back(std::make_unique<ConvLayout>());
   return Pipeline::Make(std::move(passes), std::move(options));
