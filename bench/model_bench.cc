@@ -289,7 +289,8 @@ int main(int argc, char** argv) {
   app.add_option("--idle-sessions", o.idle_sessions, "Empty sessions for the per-session RSS")->capture_default_str();
   app.add_option("--copies", o.copies, "Sessions loading the memory model")->capture_default_str();
   app.add_option("--memory-model", o.memory_model, "Model loaded in --copies sessions")->capture_default_str();
-  app.add_option("--server-arg", o.server_args, "An argument for the server (repeatable), e.g. --server-arg=--disable-passes=conv_layout")
+  app.add_option("--server-arg", o.server_args,
+                 "An argument for the server (repeatable), e.g. --server-arg=--disable-passes=conv_layout")
       ->allow_extra_args(false);
   CLI11_PARSE(app, argc, argv);
   if (o.min_iters < 1 || o.max_iters < o.min_iters) Fail("need 1 <= --min-iters <= --max-iters");

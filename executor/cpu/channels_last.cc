@@ -21,14 +21,15 @@ dnnl::memory::desc WindowDataDesc(const dnnl::memory::dims& cf_dims, bool channe
 StatusOr<Tensor> ChannelsFirstCopy(const Tensor& x) {
   std::vector<int64_t> cf = ops::ToChannelsFirst(x.shape().dims());
   ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(x.dtype(), Shape(cf)));
-  RETURN_IF_ERROR(CopyBox(x, out, {.shape = cf, .src_strides = ChannelsLastStrides(cf), .dst_strides = RowMajorStrides(cf)},
-                          nullptr));
+  RETURN_IF_ERROR(CopyBox(
+      x, out, {.shape = cf, .src_strides = ChannelsLastStrides(cf), .dst_strides = RowMajorStrides(cf)}, nullptr));
   return out;
 }
 
 Status CopyToChannelsLast(const Tensor& cf, Tensor& cl) {
   const std::vector<int64_t>& dims = cf.shape().dims();
-  return CopyBox(cf, cl, {.shape = dims, .src_strides = RowMajorStrides(dims), .dst_strides = ChannelsLastStrides(dims)},
+  return CopyBox(cf, cl,
+                 {.shape = dims, .src_strides = RowMajorStrides(dims), .dst_strides = ChannelsLastStrides(dims)},
                  nullptr);
 }
 
