@@ -51,7 +51,7 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_add_fusion",
                                                      "conv_activation_fusion", "conv_layout"));
   EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_add_fusion",
-                                                     "conv_activation_fusion", "conv_layout"));
+                                              "conv_activation_fusion", "conv_layout"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
   ASSERT_TRUE(changed.ok()) << changed.status();
