@@ -63,6 +63,15 @@ std::optional<IntList> ReductionAxes(const Node& node) {
   return axes;
 }
 
+// ConcatV2's axis, canonical; none when absent or out of range.
+std::optional<int64_t> ConcatAxis(const Node& node) {
+  std::optional<int64_t> axis = AttrAs<int64_t>(node, "axis");
+  if (!axis.has_value()) return std::nullopt;
+  if (*axis < 0) *axis += kRank;
+  if (*axis < 0 || *axis >= kRank) return std::nullopt;
+  return axis;
+}
+
 // For a Mean over exactly the spatial axes of [N, C, H, W] with known H and W: the
 // window [H, W] of the equivalent global average pool.
 std::optional<IntList> GlobalPoolWindow(const Node& node) {
@@ -115,7 +124,12 @@ bool Convertible(const Node& node, const std::vector<bool>& converted, const std
     return converted[x.node->id()] && AttrAs<bool>(node, "keep_dims").value_or(false) &&
            ReductionAxes(node).has_value();
   }
-  if (!IsElementwise(op)) return false;
+  if (op == "Pad") {
+    std::optional<IntList> pads = AttrAs<IntList>(node, "paddings");
+    return converted[x.node->id()] && node.inputs().size() == 1 && pads.has_value() && pads->size() == 2 * kRank;
+  }
+  if (op == "ConcatV2" && !ConcatAxis(node).has_value()) return false;
+  if (!IsElementwise(op) && op != "ConcatV2") return false;
   bool reads_converted = false;
   for (const OutputRef& in : node.inputs()) {
     Read r = HowToRead(in, converted);
@@ -199,6 +213,16 @@ class Rewriter {
       IntList axes = *ReductionAxes(old);
       for (int64_t& a : axes) a = kAxisToLast[a];
       spec.attrs["axis"] = axes;
+    } else if (old.op_name() == "ConcatV2") {
+      spec.attrs["axis"] = kAxisToLast[*ConcatAxis(old)];
+    } else if (old.op_name() == "Pad") {
+      const IntList pads = *AttrAs<IntList>(old, "paddings");  // (begin, end) per dim
+      IntList moved(pads.size());
+      for (int d = 0; d < kRank; ++d) {
+        moved[2 * kAxisToLast[d]] = pads[2 * d];
+        moved[2 * kAxisToLast[d] + 1] = pads[2 * d + 1];
+      }
+      spec.attrs["paddings"] = moved;
     }
     ASSIGN_OR_RETURN(new_of_[old.id()], Add(std::move(spec), old.id()));
     return absl::OkStatus();

@@ -9,6 +9,8 @@
 //     ClipByValue) whose inputs are converted values, one-element values, Consts of
 //     rank <= 4 (rewritten, permuted, as new Consts) or other rank-4 values (read
 //     through a Transpose into channels-last);
+//   * ConcatV2 (axis remapped), read like elementwise ops' inputs;
+//   * Pad of a converted value (paddings remapped);
 //   * MaxPoolND / AvgPoolND without indices (channels_last=true);
 //   * Sum, Mean, Max, Min, Prod with keep_dims and explicit axes (axes remapped); a
 //     Mean over H and W of known size (a global average pool) becomes AvgPoolND with

@@ -120,6 +120,34 @@ TEST(ConvLayoutTest, ResidualsAreReadInTheLayout) {
             "return c3_to_nchw\n");
 }
 
+TEST(ConvLayoutTest, PadAndConcatFollowTheLayout) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 2, 4, 4}))
+                          .Node("w", "Const", {}, {{"value", Iota({2, 2, 1, 1})}})
+                          .Node("w3", "Const", {}, {{"value", Iota({2, 2, 3, 3})}})
+                          .Node("c1", "ConvND", {"x", "w"})
+                          .Node("pd", "Pad", {"c1"}, {{"paddings", IntList{0, 0, 0, 0, 1, 2, 3, 4}}})
+                          .Node("c2", "ConvND", {"pd", "w3"}, {{"strides", IntList{1, 2}}})
+                          .Node("c3", "ConvND", {"x", "w"}, {{"pads", IntList{1, 1, 0, 0}}})
+                          .Node("cat", "ConcatV2", {"c2", "c3"}, {{"axis", int64_t{-3}}})
+                          .Return({"cat"});
+  EXPECT_TRUE(RunPass(ConvLayout(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,2,4,4]]() : float32[1,2,4,4]\n"
+            "w = Const[value=float32[2,2,1,1]{0, 1, 2, 3}]() : float32[2,2,1,1]\n"
+            "w3 = Const[value=float32[2,2,3,3]{0, 1, 2, 3, 4, 5, 6, 7, ...}]() : float32[2,2,3,3]\n"
+            "x_to_nhwc = Transpose[perm=[0, 2, 3, 1]](x) : float32[1,4,4,2]\n"
+            "c1_nhwc = ConvND[channels_last=true, constant_filter=true](x_to_nhwc, w) : float32[1,4,4,2]\n"
+            "pd_nhwc = Pad[paddings=[0, 0, 1, 2, 3, 4, 0, 0]](c1_nhwc) : float32[1,7,11,2]\n"
+            "c2_nhwc = ConvND[channels_last=true, constant_filter=true, strides=[1, 2]](pd_nhwc, w3) : "
+            "float32[1,5,5,2]\n"
+            "c3_nhwc = ConvND[channels_last=true, constant_filter=true, pads=[1, 1, 0, 0]](x_to_nhwc, w) : "
+            "float32[1,5,5,2]\n"
+            "cat_nhwc = ConcatV2[axis=3](c2_nhwc, c3_nhwc) : float32[1,5,5,4]\n"
+            "cat_to_nchw = Transpose[perm=[0, 3, 1, 2]](cat_nhwc) : float32[1,4,5,5]\n"
+            "return cat_to_nchw\n");
+}
+
 TEST(ConvLayoutTest, LeavesConvsItCannotConvert) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 2, 4, 4}))
