@@ -185,10 +185,13 @@ struct Options {
   bool memory = false;
   int idle_sessions = 100, copies = 10;
   std::string memory_model = "resnet18";
+  std::vector<std::string> server_args;  // passed on to the server
 };
 
 std::unique_ptr<ServerProcess> StartServer(const Options& o) {
-  auto proc = ServerProcess::Start(o.server, {"--max-message-bytes", "1073741824"});
+  std::vector<std::string> args{"--max-message-bytes", "1073741824"};
+  args.insert(args.end(), o.server_args.begin(), o.server_args.end());
+  auto proc = ServerProcess::Start(o.server, args);
   if (!proc.ok()) Fail("starting " + o.server + ": " + std::string(proc.status().message()));
   return std::move(*proc);
 }
@@ -290,6 +293,9 @@ int main(int argc, char** argv) {
   app.add_option("--idle-sessions", o.idle_sessions, "Empty sessions for the per-session RSS")->capture_default_str();
   app.add_option("--copies", o.copies, "Sessions loading the memory model")->capture_default_str();
   app.add_option("--memory-model", o.memory_model, "Model loaded in --copies sessions")->capture_default_str();
+  app.add_option("--server-arg", o.server_args,
+                 "An argument for the server (repeatable), e.g. --server-arg=--disable-passes=conv_layout")
+      ->allow_extra_args(false);
   CLI11_PARSE(app, argc, argv);
   if (o.min_iters < 1 || o.max_iters < o.min_iters) Fail("need 1 <= --min-iters <= --max-iters");
   if (o.memory) {

@@ -96,6 +96,8 @@ def main():
     ap.add_argument("--budget-s", type=float, default=2.0, help="seconds of timed runs per case and runtime")
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--no-memory", action="store_true")
+    ap.add_argument("--server-args", default="",
+                    help="space-separated graphd server arguments, e.g. '--disable-passes=conv_layout' (A/B runs)")
     args = ap.parse_args()
     build = os.path.abspath(args.build_dir)
     out = os.path.join(build, "bench")
@@ -104,6 +106,7 @@ def main():
     cases = ["%s:%d" % (m, b) for m in names for b in BATCHES]
     case_args = [a for c in cases for a in ("--case", c)]
     budget = ["--budget-s", str(args.budget_s)]
+    server_args = ["--server-arg=" + a for a in args.server_args.split()]
     started = time.time()
 
     if run("export models", [sys.executable, os.path.join(HERE, "models", "export_models.py"), "--out", models_dir],
@@ -116,7 +119,8 @@ def main():
     if not os.path.exists(model_bench):
         errors.append("graphd: %s missing (build it: make build)" % model_bench)
     else:
-        rows = json_lines(run("graphd", [model_bench, "--models", models_dir] + case_args + budget, timeout=900))
+        rows = json_lines(run("graphd", [model_bench, "--models", models_dir] + case_args + budget + server_args,
+                              timeout=900))
         graphd = by_case(rows)
         echo = next((r["echo_p50_us"] for r in rows if "echo_p50_us" in r), None)
 

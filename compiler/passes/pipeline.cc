@@ -6,6 +6,8 @@
 #include "absl/strings/str_join.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/conv_activation_fusion.h"
+#include "compiler/passes/conv_add_fusion.h"
+#include "compiler/passes/conv_layout.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/verifier.h"
@@ -62,7 +64,9 @@ std::vector<std::string> Pipeline::PassNames() const {
 
 std::vector<std::string> DefaultPassNames() {
   return {std::string(ConstantFolding::kName), std::string(CommonSubexpressionElimination::kName),
-          std::string(DeadCodeElimination::kName), std::string(ConvActivationFusion::kName)};
+          std::string(DeadCodeElimination::kName), std::string(ConvAddFusion::kName),
+          std::string(ConvActivationFusion::kName),
+          std::string(ConvLayout::kName)};
 }
 
 StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEvaluator* evaluator,
@@ -82,7 +86,9 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   }
   passes.push_back(std::make_unique<CommonSubexpressionElimination>());
   passes.push_back(std::make_unique<DeadCodeElimination>());
+  passes.push_back(std::make_unique<ConvAddFusion>());
   passes.push_back(std::make_unique<ConvActivationFusion>());
+  passes.push_back(std::make_unique<ConvLayout>());
   return Pipeline::Make(std::move(passes), std::move(options));
 }
 

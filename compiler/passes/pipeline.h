@@ -5,7 +5,8 @@
 // dump hook is.
 //
 // The default pipeline (what traced functions get) is:
-//   constant_folding  (only with an evaluator)  ->  cse  ->  dce  ->  conv_activation_fusion
+//   constant_folding  (only with an evaluator)  ->  cse  ->  dce  ->  conv_add_fusion
+//   ->  conv_activation_fusion  ->  conv_layout
 #ifndef GRAPHD_COMPILER_PASSES_PIPELINE_H_
 #define GRAPHD_COMPILER_PASSES_PIPELINE_H_
 

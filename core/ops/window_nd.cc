@@ -1,5 +1,7 @@
 #include "core/ops/window_nd.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_join.h"
 
 namespace graphd::ops {
@@ -80,6 +82,16 @@ StatusOr<int64_t> TransposedOutDim(const WindowNd& w, int i, int64_t in, int64_t
         absl::StrCat("the output size of spatial dim ", i, " would be negative (", out, ")"));
   }
   return out;
+}
+
+std::vector<int64_t> ToChannelsFirst(std::vector<int64_t> dims) {
+  if (dims.size() >= 3) std::rotate(dims.begin() + 1, dims.end() - 1, dims.end());
+  return dims;
+}
+
+std::vector<int64_t> ToChannelsLast(std::vector<int64_t> dims) {
+  if (dims.size() >= 3) std::rotate(dims.begin() + 1, dims.begin() + 2, dims.end());
+  return dims;
 }
 
 }  // namespace graphd::ops

@@ -1,8 +1,12 @@
-// Geometry of the channels-first window ops over 1 to 3 spatial dims (ConvND,
-// ConvTransposeND, MaxPoolND, AvgPoolND: core/ops/window_nd_ops.cc), the layout ONNX
-// uses: data [N, C, d1..dk]. Shared by their inference functions and CPU kernels.
+// Geometry of the window ops over 1 to 3 spatial dims (ConvND, ConvTransposeND,
+// MaxPoolND, AvgPoolND: core/ops/window_nd_ops.cc). Data is channels-first as ONNX,
+// [N, C, d1..dk], or with attribute channels_last=true (ConvND and the pools; set by
+// compiler/passes/conv_layout.h) [N, d1..dk, C]. Shared by their inference functions
+// and CPU kernels.
 #ifndef GRAPHD_CORE_OPS_WINDOW_ND_H_
 #define GRAPHD_CORE_OPS_WINDOW_ND_H_
+
+#include <vector>
 
 #include "core/attr_value.h"
 
@@ -37,6 +41,11 @@ StatusOr<int64_t> WindowOutDim(const WindowNd& w, int i, int64_t in, int64_t ker
 // stride * (in - 1) + output_padding + (kernel - 1) * dilation + 1 - pads.
 // InvalidArgument when it is negative.
 StatusOr<int64_t> TransposedOutDim(const WindowNd& w, int i, int64_t in, int64_t kernel);
+
+// Dims reordered between the layouts: [N, d1..dk, C] -> [N, C, d1..dk] and back.
+// Identity below rank 3.
+std::vector<int64_t> ToChannelsFirst(std::vector<int64_t> dims);
+std::vector<int64_t> ToChannelsLast(std::vector<int64_t> dims);
 
 }  // namespace graphd::ops
 

@@ -11,6 +11,13 @@
 //   AvgPoolND(x; kernel_shape, ceil_mode, count_include_pad=false) -> y: the mean
 //     over the window's cells inside the input, or (count_include_pad) over those
 //     inside the padded input. Floats.
+// ConvND and the pools take channels_last=true (default false): data, input and
+// output, is [N, d1..dk, C] instead (the filter stays [O, C/group, k1..kk]).
+// ConvND's constant_filter=true promises that the filter is a constant (a Const
+// value), so kernels may keep a repacked copy (compiler/passes/conv_layout.h sets it).
+// ConvND's residual=true adds one more input r, last (x, w[, bias], r), of the
+// output's shape and layout: y = conv(x, w) + bias + r, before the fused activation
+// (compiler/passes/conv_add_fusion.h).
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/op_util.h"
@@ -30,6 +37,19 @@ StatusOr<int> SpatialDims(InferenceContext& c, const TensorType& x, absl::string
   return r - 2;
 }
 
+// The input `x` seen channels-first: reordered when the node's channels_last is set
+// (its rank is then known, checked by SpatialDims first).
+TensorType ChannelsFirstInput(const TensorType& x, bool channels_last) {
+  TensorType t = x;
+  if (channels_last) t.shape = PartialShape(ops::ToChannelsFirst(x.shape.dims()));
+  return t;
+}
+
+// Output dims computed channels-first, in the node's layout.
+PartialShape InLayout(std::vector<int64_t> dims, bool channels_last) {
+  return PartialShape(channels_last ? ops::ToChannelsLast(std::move(dims)) : std::move(dims));
+}
+
 StatusOr<ops::WindowNd> ParseWindow(InferenceContext& c, int dims, bool pool) {
   auto w = ops::ParseWindowNd(c.attrs(), dims, pool);
   if (!w.ok()) return c.Error(w.status().message());
@@ -45,16 +65,23 @@ Status CheckEqual(InferenceContext& c, int64_t a, int64_t b, absl::string_view w
 }
 
 Status InferConvCommon(InferenceContext& c, bool transposed) {
-  if (c.num_inputs() < 2 || c.num_inputs() > 3) {
-    return c.Error(absl::StrCat("takes 2 or 3 inputs (x, w[, bias]), got ", c.num_inputs()));
+  ASSIGN_OR_RETURN(bool residual, c.AttrOr<bool>("residual", false));
+  if (transposed && residual) return c.Error("residual is not supported");
+  const int operands = c.num_inputs() - (residual ? 1 : 0);  // x, w[, bias]
+  if (operands < 2 || operands > 3) {
+    return c.Error(absl::StrCat("takes 2 or 3 inputs (x, w[, bias])", residual ? " and the residual" : "", ", got ",
+                                c.num_inputs()));
   }
-  const TensorType& x = c.input(0);
   const TensorType& f = c.input(1);
-  RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, ops::kFloatDTypes));
-  if (f.dtype != x.dtype) {
-    return c.Error(absl::StrCat("input is ", DTypeName(x.dtype), " but filter is ", DTypeName(f.dtype)));
+  RETURN_IF_ERROR(ops::CheckDType(c, c.input(0).dtype, ops::kFloatDTypes));
+  if (f.dtype != c.input(0).dtype) {
+    return c.Error(absl::StrCat("input is ", DTypeName(c.input(0).dtype), " but filter is ", DTypeName(f.dtype)));
   }
-  ASSIGN_OR_RETURN(int dims, SpatialDims(c, x, "input"));
+  ASSIGN_OR_RETURN(int dims, SpatialDims(c, c.input(0), "input"));
+  ASSIGN_OR_RETURN(bool channels_last, c.AttrOr<bool>("channels_last", false));
+  RETURN_IF_ERROR(c.AttrOr<bool>("constant_filter", false).status());
+  if (transposed && channels_last) return c.Error("channels_last is not supported");
+  const TensorType x = ChannelsFirstInput(c.input(0), channels_last);
   if (f.shape.known_rank() && f.shape.rank() != dims + 2) {
     return c.Error(absl::StrCat("filter ", f.shape.ToString(), " must have rank ", dims + 2));
   }
@@ -79,7 +106,7 @@ Status InferConvCommon(InferenceContext& c, bool transposed) {
     }
     if (fs.dim(1) != kUnknownDim) out_channels = fs.dim(1) * group;
   }
-  if (c.num_inputs() == 3) {
+  if (operands == 3) {
     const TensorType& b = c.input(2);
     if (b.dtype != x.dtype) return c.Error("bias must have the input's dtype");
     if (b.shape.known_rank()) {
@@ -98,21 +125,34 @@ Status InferConvCommon(InferenceContext& c, bool transposed) {
     if (!d.ok()) return c.Error(d.status().message());
     out.push_back(*d);
   }
-  c.AddOutput(x.dtype, PartialShape(out));
+  PartialShape y = InLayout(std::move(out), channels_last);
+  if (residual) {
+    const TensorType& r = c.input(operands);
+    if (r.dtype != x.dtype) return c.Error("the residual must have the input's dtype");
+    if (r.shape.known_rank() && r.shape.rank() != y.rank()) {
+      return c.Error(absl::StrCat("the residual ", r.shape.ToString(), " must have the output's shape ", y.ToString()));
+    }
+    for (int i = 0; r.shape.known_rank() && i < y.rank(); ++i) {
+      RETURN_IF_ERROR(CheckEqual(c, r.shape.dim(i), y.dim(i), "residual and output dims differ"));
+    }
+  }
+  c.AddOutput(x.dtype, std::move(y));
   return absl::OkStatus();
 }
 
 Status InferPoolCommon(InferenceContext& c, bool max) {
-  const TensorType& x = c.input(0);
-  RETURN_IF_ERROR(ops::CheckDType(c, x.dtype, max ? std::span<const DType>(ops::kNumberDTypes)
-                                                  : std::span<const DType>(ops::kFloatDTypes)));
-  ASSIGN_OR_RETURN(int dims, SpatialDims(c, x, "input"));
+  RETURN_IF_ERROR(ops::CheckDType(c, c.input(0).dtype, max ? std::span<const DType>(ops::kNumberDTypes)
+                                                             : std::span<const DType>(ops::kFloatDTypes)));
+  ASSIGN_OR_RETURN(int dims, SpatialDims(c, c.input(0), "input"));
+  ASSIGN_OR_RETURN(bool channels_last, c.AttrOr<bool>("channels_last", false));
+  const TensorType x = ChannelsFirstInput(c.input(0), channels_last);
   ASSIGN_OR_RETURN(ops::WindowNd w, ParseWindow(c, dims, true));
   bool indices = false;
   if (max) {
     ASSIGN_OR_RETURN(indices, c.AttrOr<bool>("indices", false));
     ASSIGN_OR_RETURN(int64_t order, c.AttrOr<int64_t>("storage_order", 0));
     if (order != 0 && order != 1) return c.Error(absl::StrCat("storage_order must be 0 or 1, got ", order));
+    if (indices && channels_last) return c.Error("indices with channels_last are not supported");
   } else {
     RETURN_IF_ERROR(c.AttrOr<bool>("count_include_pad", false).status());
   }
@@ -127,7 +167,7 @@ Status InferPoolCommon(InferenceContext& c, bool max) {
     if (!d.ok()) return c.Error(d.status().message());
     out.push_back(*d);
   }
-  c.AddOutput(x.dtype, PartialShape(out));
+  c.AddOutput(x.dtype, InLayout(out, channels_last));
   if (indices) c.AddOutput(DType::kInt64, PartialShape(out));
   return absl::OkStatus();
 }

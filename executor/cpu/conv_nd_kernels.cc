@@ -1,13 +1,21 @@
-// ConvND and ConvTransposeND (channels-first, 1 to 3 spatial dims, groups, optional
-// bias; core/ops/window_nd_ops.cc). float32 runs oneDNN's convolution / deconvolution
+// ConvND and ConvTransposeND (1 to 3 spatial dims, groups, optional bias;
+// core/ops/window_nd_ops.cc). float32 runs oneDNN's convolution / deconvolution
 // (primitives cached per input and filter shape); float64, and geometries oneDNN
-// refuses, run direct loops.
+// refuses, run direct loops. ConvND also runs channels-last data (channels_last: oneDNN
+// reads and writes it in place; the loops go through channels-first copies) and, with
+// constant_filter, a filter repacked once into the layout the primitive prefers
+// (executor/cpu/packed_weights.h) instead of the plain one. A residual input is
+// copied into the output and summed by the primitive (oneDNN's sum post-op, before
+// the fused activation).
 #include <algorithm>
+#include <memory>
 
 #include "core/ops/window_nd.h"
+#include "executor/cpu/channels_last.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
+#include "executor/cpu/packed_weights.h"
 #include "executor/cpu/window3.h"
 
 namespace graphd::executor::cpu {
@@ -15,11 +23,19 @@ namespace {
 
 using dnnl::memory;
 
-// Sizes of one call: batch, channels in/out, group, and the 3-D geometry.
+// Sizes of one call: batch, channels in/out, group, and the 3-D geometry; dims
+// channels-first whatever the data's layout.
 struct ConvShape {
   int64_t n = 0, c = 0, o = 0, group = 1;
   Window3 g;
-  std::vector<int64_t> out_dims;
+  std::vector<int64_t> in_dims, out_dims;
+};
+
+// A convolution primitive and, for a constant filter, the filter packed for it.
+struct ConvPrimitive {
+  dnnl::convolution_forward prim;
+  memory::desc weights;                          // the layout prim reads the filter in
+  std::shared_ptr<const PackedWeights> packed;   // constant_filter: the filter in `weights`
 };
 
 // Row-major strides of `dims`.
@@ -45,38 +61,77 @@ struct Activation {
 
 class ConvNdKernel : public OpKernel {
  public:
-  ConvNdKernel(bool transposed, ops::WindowNd w, int64_t group, Activation act)
-      : transposed_(transposed), w_(std::move(w)), group_(group), act_(act) {
+  ConvNdKernel(bool transposed, ops::WindowNd w, int64_t group, Activation act, bool channels_last,
+               bool constant_filter, bool residual)
+      : transposed_(transposed),
+        w_(std::move(w)),
+        group_(group),
+        act_(act),
+        channels_last_(channels_last),
+        constant_filter_(constant_filter),
+        residual_(residual) {
     attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle: not shared)
-    if (act_.kind != Activation::kNone) {
-      dnnl::post_ops ops;
-      if (act_.kind == Activation::kRelu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-      else ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, act_.lo, act_.hi);
-      attr_.set_post_ops(ops);
-    }
+    dnnl::post_ops ops;
+    if (residual_) ops.append_sum(1.f);  // dst = conv + dst, dst holding the residual
+    if (act_.kind == Activation::kRelu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+    if (act_.kind == Activation::kClip) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, act_.lo, act_.hi);
+    if (ops.len() > 0) attr_.set_post_ops(ops);
   }
 
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
-    const Tensor* bias = ctx.num_inputs() > 2 ? &ctx.input(2) : nullptr;
+    const Tensor* bias = ctx.num_inputs() > (residual_ ? 3 : 2) ? &ctx.input(2) : nullptr;
+    const Tensor* residual = residual_ ? &ctx.input(ctx.num_inputs() - 1) : nullptr;
     ASSIGN_OR_RETURN(ConvShape s, Check(ctx, x, f, bias));
-    ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(s.out_dims)));
+    ASSIGN_OR_RETURN(Tensor * out,
+                     ctx.AllocateOutput(0, Shape(channels_last_ ? ops::ToChannelsLast(s.out_dims) : s.out_dims)));
+    if (residual != nullptr && (residual->shape() != out->shape() || residual->dtype() != out->dtype())) {
+      return ctx.Error(absl::StrCat("the residual ", residual->DebugString(), " must have the output's shape ",
+                                    out->shape().ToString()));
+    }
     if (out->num_elements() == 0) return absl::OkStatus();
     if (x.dtype() == DType::kFloat32 && x.num_elements() > 0 && f.num_elements() > 0) {
       try {
-        return RunDnnl(x, f, bias, *out, s);
+        return RunDnnl(x, f, bias, residual, *out, s);
       } catch (const dnnl::error&) {
         // A geometry oneDNN refuses: the loop below.
       }
     }
-    if (x.dtype() == DType::kFloat32) RETURN_IF_ERROR(Loop<float>(ctx, x, f, bias, *out, s));
-    else RETURN_IF_ERROR(Loop<double>(ctx, x, f, bias, *out, s));
+    if (!channels_last_) {
+      RETURN_IF_ERROR(RunLoop(ctx, x, f, bias, *out, s));
+    } else {
+      ASSIGN_OR_RETURN(Tensor x_cf, ChannelsFirstCopy(x));
+      ASSIGN_OR_RETURN(Tensor out_cf, Tensor::Allocate(out->dtype(), Shape(s.out_dims)));
+      RETURN_IF_ERROR(RunLoop(ctx, x_cf, f, bias, out_cf, s));
+      RETURN_IF_ERROR(CopyToChannelsLast(out_cf, *out));
+    }
+    if (residual != nullptr) AddResidual(*residual, *out);
     ApplyActivation(*out);
     return absl::OkStatus();
   }
 
  private:
+  // The loops over channels-first data (no residual, no activation).
+  Status RunLoop(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias, Tensor& out,
+                 const ConvShape& s) const {
+    if (x.dtype() == DType::kFloat32) return Loop<float>(ctx, x, f, bias, out, s);
+    return Loop<double>(ctx, x, f, bias, out, s);
+  }
+
+  // out += residual (same shape and dtype).
+  static void AddResidual(const Tensor& residual, Tensor& out) {
+    if (out.dtype() == DType::kFloat32) {
+      const float* r = residual.data<float>();
+      float* o = out.data<float>();
+      for (int64_t i = 0; i < out.num_elements(); ++i) o[i] += r[i];
+    } else {
+      const double* r = residual.data<double>();
+      double* o = out.data<double>();
+      for (int64_t i = 0; i < out.num_elements(); ++i) o[i] += r[i];
+    }
+  }
+
   StatusOr<ConvShape> Check(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias) const {
     const int r = w_.dims + 2;
     if (x.shape().rank() != r || f.shape().rank() != r) {
@@ -84,8 +139,9 @@ class ConvNdKernel : public OpKernel {
                                     " must have rank ", r));
     }
     ConvShape s;
-    s.n = x.shape().dim(0);
-    s.c = x.shape().dim(1);
+    s.in_dims = channels_last_ ? ops::ToChannelsFirst(x.shape().dims()) : x.shape().dims();
+    s.n = s.in_dims[0];
+    s.c = s.in_dims[1];
     s.group = group_;
     bool fits = transposed_ ? f.shape().dim(0) == s.c : f.shape().dim(1) * group_ == s.c;
     s.o = transposed_ ? f.shape().dim(1) * group_ : f.shape().dim(0);
@@ -99,7 +155,7 @@ class ConvNdKernel : public OpKernel {
     s.out_dims = {s.n, s.o};
     std::vector<int64_t> in(w_.dims), k(w_.dims), out(w_.dims);
     for (int i = 0; i < w_.dims; ++i) {
-      in[i] = x.shape().dim(2 + i);
+      in[i] = s.in_dims[2 + i];
       k[i] = f.shape().dim(2 + i);
       auto d = transposed_ ? ops::TransposedOutDim(w_, i, in[i], k[i]) : ops::WindowOutDim(w_, i, in[i], k[i]);
       if (!d.ok()) return ctx.Error(d.status());
@@ -110,9 +166,10 @@ class ConvNdKernel : public OpKernel {
     return s;
   }
 
-  Status RunDnnl(const Tensor& x, const Tensor& f, const Tensor* bias, Tensor& out, const ConvShape& s) {
+  Status RunDnnl(const Tensor& x, const Tensor& f, const Tensor* bias, const Tensor* residual, Tensor& out,
+                 const ConvShape& s) {
     const int dims = w_.dims;
-    memory::dims src_dims = DnnlDims(x.shape()), dst_dims = DnnlDims(out.shape());
+    memory::dims src_dims = s.in_dims, dst_dims = s.out_dims;
     memory::dims kernel(f.shape().dims().begin() + 2, f.shape().dims().end());
     int64_t ksize = 1;
     for (int64_t v : kernel) ksize *= v;
@@ -130,7 +187,7 @@ class ConvNdKernel : public OpKernel {
       else wstrides = {ksize, og * ksize};
       wstrides.insert(wstrides.end(), kstrides.begin(), kstrides.end());
     }
-    memory::desc src(src_dims, memory::data_type::f32, Strides(src_dims));
+    memory::desc src = WindowDataDesc(src_dims, channels_last_);
     memory::desc wei(wdims, memory::data_type::f32, wstrides);
     // oneDNN's deconvolution has no output_padding: the end padding absorbs it, and
     // where it is larger the primitive computes the output without the last `extra`
@@ -143,7 +200,7 @@ class ConvNdKernel : public OpKernel {
       view_dims[2 + i] -= cells;
       extra = extra || cells > 0;
     }
-    memory::desc dst(view_dims, memory::data_type::f32, Strides(view_dims));
+    memory::desc dst = WindowDataDesc(view_dims, channels_last_);
     Tensor view = out;
     if (extra) {
       ASSIGN_OR_RETURN(view, Tensor::Allocate(DType::kFloat32, Shape(view_dims)));
@@ -164,14 +221,37 @@ class ConvNdKernel : public OpKernel {
                                          {DNNL_ARG_DST, Wrap(dst, view)}};
     if (bias != nullptr) args[DNNL_ARG_BIAS] = Wrap(bias_desc, *bias);
     if (!transposed_) {
-      dnnl::convolution_forward prim = conv_cache_.Get(key, [&] {
+      ConvPrimitive conv = conv_cache_.Get(key, [&] {
+        // A constant filter lets oneDNN choose its layout (`any`); packed on first use.
+        memory::desc wei_choice = constant_filter_ ? memory::desc(wdims, memory::data_type::f32,
+                                                                  memory::format_tag::any)
+                                                   : wei;
         dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
-                                             dnnl::algorithm::convolution_direct, src, wei, bias_desc, dst,
+                                             dnnl::algorithm::convolution_direct, src, wei_choice, bias_desc, dst,
                                              strides, dil, pl, pr);
-        return dnnl::convolution_forward(
-            dnnl::convolution_forward::primitive_desc(desc, attr_, Engine()));
+        dnnl::convolution_forward::primitive_desc pd(desc, attr_, Engine());
+        ConvPrimitive made{.prim = dnnl::convolution_forward(pd), .weights = pd.weights_desc()};
+        if (constant_filter_) {
+          auto packed = GetPackedWeights(f, wei, made.weights);
+          if (packed.ok()) made.packed = *std::move(packed);
+        }
+        return made;
       });
-      RunPrimitive(prim, std::move(args));
+      if (residual != nullptr) {  // the sum post-op adds what dst holds
+        std::copy(residual->data<float>(), residual->data<float>() + out.num_elements(), out.data<float>());
+      }
+      if (constant_filter_) {
+        std::shared_ptr<const PackedWeights> packed = conv.packed;
+        if (packed == nullptr || packed->source.lock() != f.buffer()) {
+          // Not the buffer the entry was packed from (or packing failed then).
+          ASSIGN_OR_RETURN(packed, GetPackedWeights(f, wei, conv.weights));
+        }
+        // A handle of this call's own over the shared packed storage.
+        args[DNNL_ARG_WEIGHTS] = memory(packed->desc, Engine(), packed->memory.get_data_handle());
+        RunPrimitive(conv.prim, std::move(args));
+        return absl::OkStatus();
+      }
+      RunPrimitive(conv.prim, std::move(args));
       return absl::OkStatus();
     }
     dnnl::deconvolution_forward prim = deconv_cache_.Get(key, [&] {
@@ -303,8 +383,11 @@ class ConvNdKernel : public OpKernel {
   ops::WindowNd w_;
   int64_t group_;
   Activation act_;
+  bool channels_last_;    // data [N, spatial..., C] (ConvND only)
+  bool constant_filter_;  // the filter is a Const value: packed (ConvND only)
+  bool residual_;         // the last input is summed into the output (ConvND only)
   dnnl::primitive_attr attr_;  // PrimitiveAttr plus the fused activation
-  PrimitiveCache<dnnl::convolution_forward> conv_cache_;
+  PrimitiveCache<ConvPrimitive> conv_cache_;
   PrimitiveCache<dnnl::deconvolution_forward> deconv_cache_;
 };
 
@@ -324,7 +407,15 @@ KernelFactory Factory(bool transposed) {
     if (transposed && act.kind != Activation::kNone) {
       return errors::InvalidArgument(absl::StrCat(node.name(), ": ConvTransposeND takes no fused activation"));
     }
-    return std::make_unique<ConvNdKernel>(transposed, std::move(w), AttrOr<int64_t>(node, "group", 1), act);
+    const bool channels_last = AttrOr<bool>(node, "channels_last", false);
+    const bool constant_filter = AttrOr<bool>(node, "constant_filter", false);
+    const bool residual = AttrOr<bool>(node, "residual", false);
+    if (transposed && (channels_last || constant_filter || residual)) {
+      return errors::InvalidArgument(
+          absl::StrCat(node.name(), ": ConvTransposeND takes no channels_last, constant_filter or residual"));
+    }
+    return std::make_unique<ConvNdKernel>(transposed, std::move(w), AttrOr<int64_t>(node, "group", 1), act,
+                                          channels_last, constant_filter, residual);
   };
 }
 

@@ -1,11 +1,13 @@
 // MaxPoolND and AvgPoolND (channels-first, 1 to 3 spatial dims; semantics in
 // core/ops/window_nd_ops.cc). float32 runs oneDNN's pooling (with dilation) unless
 // the indices output is wanted or an including average would count ceil_mode's
-// extra cells; everything else runs a direct loop.
+// extra cells; everything else runs a direct loop. Channels-last data
+// (channels_last) runs in place on oneDNN; the loop goes through channels-first copies.
 #include <algorithm>
 #include <limits>
 
 #include "core/ops/window_nd.h"
+#include "executor/cpu/channels_last.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
@@ -17,30 +19,38 @@ namespace {
 
 class PoolNdKernel : public OpKernel {
  public:
-  PoolNdKernel(bool max, ops::WindowNd w, bool indices, bool column_major, bool include_pad)
-      : max_(max), w_(std::move(w)), indices_(indices), column_major_(column_major), include_pad_(include_pad) {}
+  PoolNdKernel(bool max, ops::WindowNd w, bool indices, bool column_major, bool include_pad, bool channels_last)
+      : max_(max),
+        w_(std::move(w)),
+        indices_(indices),
+        column_major_(column_major),
+        include_pad_(include_pad),
+        channels_last_(channels_last) {}
 
   Status Compute(KernelContext& ctx) override {
     const Tensor& x = ctx.input(0);
     if (x.shape().rank() != w_.dims + 2) {
       return ctx.Error(absl::StrCat("input ", x.shape().ToString(), " must have rank ", w_.dims + 2));
     }
-    std::vector<int64_t> out_dims{x.shape().dim(0), x.shape().dim(1)}, in(w_.dims), out(w_.dims);
+    // Dims channels-first whatever the layout.
+    const std::vector<int64_t> in_dims = channels_last_ ? ops::ToChannelsFirst(x.shape().dims()) : x.shape().dims();
+    std::vector<int64_t> out_dims{in_dims[0], in_dims[1]}, in(w_.dims), out(w_.dims);
     for (int i = 0; i < w_.dims; ++i) {
-      in[i] = x.shape().dim(2 + i);
+      in[i] = in_dims[2 + i];
       auto d = ops::WindowOutDim(w_, i, in[i], w_.kernel[i]);
       if (!d.ok()) return ctx.Error(d.status());
       out[i] = *d;
       out_dims.push_back(*d);
     }
     Window3 g = MakeWindow3(w_, in.data(), out.data(), w_.kernel.data());
-    ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, Shape(out_dims)));
+    ASSIGN_OR_RETURN(Tensor * y,
+                     ctx.AllocateOutput(0, Shape(channels_last_ ? ops::ToChannelsLast(out_dims) : out_dims)));
     Tensor* idx = nullptr;
     if (indices_) {
       ASSIGN_OR_RETURN(idx, ctx.AllocateOutput(1, Shape(out_dims)));
     }
     if (y->num_elements() == 0) return absl::OkStatus();
-    const int64_t planes = x.shape().dim(0) * x.shape().dim(1);
+    const int64_t planes = in_dims[0] * in_dims[1];
     if (x.dtype() == DType::kFloat32 && !indices_ && x.num_elements() > 0) {
       dnnl::memory::dims pads_end;
       bool extended = false;
@@ -53,20 +63,31 @@ class PoolNdKernel : public OpKernel {
       }
       if (max_ || !include_pad_ || !extended) {
         try {
-          RunDnnl(x, *y, pads_end);
+          RunDnnl(x, *y, in_dims, out_dims, pads_end);
           return absl::OkStatus();
         } catch (const dnnl::error&) {
           // A geometry oneDNN refuses (e.g. padding as wide as the window): the loop.
         }
       }
     }
+    if (channels_last_) {  // indices are refused with channels_last (inference)
+      ASSIGN_OR_RETURN(Tensor x_cf, ChannelsFirstCopy(x));
+      ASSIGN_OR_RETURN(Tensor y_cf, Tensor::Allocate(y->dtype(), Shape(out_dims)));
+      RETURN_IF_ERROR(Loop(ctx, g, planes, x_cf, y_cf, nullptr));
+      return CopyToChannelsLast(y_cf, *y);
+    }
+    return Loop(ctx, g, planes, x, *y, idx);
+  }
+
+ private:
+  Status Loop(KernelContext& ctx, const Window3& g, int64_t planes, const Tensor& x, Tensor& y, Tensor* idx) const {
     return DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
       if constexpr (std::is_same_v<T, bool>) {
         return ctx.Error("bool pooling is not supported");
       } else {
         for (int64_t p = 0; p < planes; ++p) {
           if (p % 64 == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
-          Plane<T>(g, x.data<T>() + p * g.in_size(), y->data<T>() + p * g.out_size(),
+          Plane<T>(g, x.data<T>() + p * g.in_size(), y.data<T>() + p * g.out_size(),
                    idx != nullptr ? idx->data<int64_t>() + p * g.out_size() : nullptr, p * g.in_size());
         }
         return absl::OkStatus();
@@ -74,10 +95,10 @@ class PoolNdKernel : public OpKernel {
     });
   }
 
- private:
-  void RunDnnl(const Tensor& x, Tensor& y, const dnnl::memory::dims& pads_end) {
-    dnnl::memory::dims src_dims = DnnlDims(x.shape()), dst_dims = DnnlDims(y.shape());
-    dnnl::memory::desc src = PlainDesc(src_dims), dst = PlainDesc(dst_dims);
+  // `src_dims` and `dst_dims` channels-first.
+  void RunDnnl(const Tensor& x, Tensor& y, const dnnl::memory::dims& src_dims, const dnnl::memory::dims& dst_dims,
+               const dnnl::memory::dims& pads_end) {
+    dnnl::memory::desc src = WindowDataDesc(src_dims, channels_last_), dst = WindowDataDesc(dst_dims, channels_last_);
     dnnl::pooling_v2_forward prim = cache_.Get(src_dims, [&] {
       dnnl::memory::dims dil;
       for (int64_t d : w_.dilations) dil.push_back(d - 1);
@@ -155,7 +176,7 @@ class PoolNdKernel : public OpKernel {
 
   bool max_;
   ops::WindowNd w_;
-  bool indices_, column_major_, include_pad_;
+  bool indices_, column_major_, include_pad_, channels_last_;
   PrimitiveCache<dnnl::pooling_v2_forward> cache_;
 };
 
@@ -164,7 +185,8 @@ KernelFactory Factory(bool max) {
     ASSIGN_OR_RETURN(ops::WindowNd w, ops::ParseWindowNd(node.attrs(), SpatialDimsOf(node), true));
     return std::make_unique<PoolNdKernel>(max, std::move(w), AttrOr<bool>(node, "indices", false),
                                           AttrOr<int64_t>(node, "storage_order", 0) == 1,
-                                          AttrOr<bool>(node, "count_include_pad", false));
+                                          AttrOr<bool>(node, "count_include_pad", false),
+                                          AttrOr<bool>(node, "channels_last", false));
   };
 }
 

@@ -1,0 +1,80 @@
+#include "compiler/passes/conv_add_fusion.h"
+
+#include <numeric>
+
+#include "compiler/passes/pass_util.h"
+
+namespace graphd::compiler::passes {
+namespace {
+
+const TensorType& TypeOf(OutputRef ref) { return ref.node->output(ref.index); }
+
+// Data uses of each node's output 0 (results count twice: a result stays as it is).
+std::vector<int> CountUses(const FunctionBody& body) {
+  const Graph& g = *body.graph;
+  std::vector<int> uses(g.num_nodes(), 0);
+  for (int id = 0; id < g.num_nodes(); ++id) {
+    for (const OutputRef& in : g.node(id)->inputs()) {
+      if (in.index == 0) ++uses[in.node->id()];
+    }
+  }
+  for (const OutputRef& r : body.results) uses[r.node->id()] += 2;
+  return uses;
+}
+
+// Whether `ref` is a ConvND that `add` may absorb.
+bool Fusable(OutputRef ref, const Node& add, const std::vector<int>& uses, const std::vector<bool>& control_outputs) {
+  const Node& conv = *ref.node;
+  const TensorType& y = conv.output(0);
+  return conv.op_name() == "ConvND" && ref.index == 0 && uses[conv.id()] == 1 && y.dtype == DType::kFloat32 &&
+         !conv.attrs().contains("activation") && !conv.attrs().contains("residual") &&
+         !IsPinned(conv, control_outputs) && y.shape.known_rank() && y.shape.fully_defined() &&
+         y.shape == add.output(0).shape;
+}
+
+}  // namespace
+
+StatusOr<bool> ConvAddFusion::Run(FunctionBody& body) const {
+  Graph& g = *body.graph;
+  const int n = g.num_nodes();
+  const std::vector<bool> control_outputs = ControlOutputs(g);
+  const std::vector<int> uses = CountUses(body);
+  std::vector<bool> remove(n, false);
+  std::vector<int> rank(n);
+  std::iota(rank.begin(), rank.end(), 0);
+  bool changed = false;
+  for (int id = 0; id < n; ++id) {
+    const Node& add = *g.node(id);
+    if (add.op_name() != "Add" || add.inputs().size() != 2 || IsPinned(add, control_outputs)) continue;
+    // The conv fused is the later operand when both qualify (the other is computed first).
+    int which = -1;
+    for (int i = 1; i >= 0 && which < 0; --i) {
+      const OutputRef other = add.inputs()[1 - i];
+      if (Fusable(add.inputs()[i], add, uses, control_outputs) && !remove[add.inputs()[i].node->id()] &&
+          TypeOf(other).shape == add.output(0).shape && TypeOf(other).dtype == DType::kFloat32) {
+        which = i;
+      }
+    }
+    if (which < 0) continue;
+    if (add.inputs()[0] == add.inputs()[1]) continue;  // Add(conv, conv): conv has two uses anyway
+    const Node& conv = *add.inputs()[which].node;
+    AttrMap attrs = conv.attrs();
+    attrs["residual"] = true;
+    std::vector<OutputRef> inputs = conv.inputs();
+    inputs.push_back(add.inputs()[1 - which]);
+    ASSIGN_OR_RETURN(const Node* fused, g.AddNode({.name = FreshName(g, conv.name() + "_" + std::string(kName)),
+                                                   .op = "ConvND", .inputs = std::move(inputs),
+                                                   .attrs = std::move(attrs), .device = conv.device(),
+                                                   .range = conv.range()}));
+    RETURN_IF_ERROR(body.ReplaceAllUses({&add, 0}, {fused, 0}).status());
+    remove.push_back(false);
+    rank.push_back(add.id());
+    remove[conv.id()] = true;
+    remove[add.id()] = true;
+    changed = true;
+  }
+  if (changed) RETURN_IF_ERROR(g.Compact(remove, &rank));
+  return changed;
+}
+
+}  // namespace graphd::compiler::passes

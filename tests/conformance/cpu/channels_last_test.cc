@@ -1,0 +1,196 @@
+// ConvND, MaxPoolND and AvgPoolND with channels_last (data [N, d1..dk, C]), ConvND
+// with constant_filter (a packed filter) and with residual (a summand before the
+// activation) against the plain ops on channels-first data: the results must be the
+// channels-first results, reordered.
+#include "gmock/gmock.h"
+#include "tests/conformance/cpu/op_test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+using ::testing::HasSubstr;
+
+// `x` ([N, C, d...]) reordered to [N, d..., C] (to_last) or back.
+template <typename T>
+Tensor Relayout(const Tensor& x, bool to_last) {
+  std::vector<int64_t> d = x.shape().dims(), nd = d;
+  if (to_last) std::rotate(nd.begin() + 1, nd.begin() + 2, nd.end());
+  else std::rotate(nd.begin() + 1, nd.end() - 1, nd.end());
+  auto out = Tensor::Allocate(x.dtype(), Shape(nd));
+  EXPECT_TRUE(out.ok());
+  for (int64_t i = 0; i < x.num_elements(); ++i) {
+    std::vector<int64_t> idx = Unflatten(i, d), nidx = idx;
+    if (to_last) std::rotate(nidx.begin() + 1, nidx.begin() + 2, nidx.end());
+    else std::rotate(nidx.begin() + 1, nidx.end() - 1, nidx.end());
+    out->template data<T>()[Flatten(nidx, nd)] = x.data<T>()[i];
+  }
+  return *out;
+}
+
+struct Case {
+  Shape x, f;  // x channels-first
+  IntList strides, dilations, pads;
+  int64_t group = 1;
+  bool bias = true;
+  std::string activation;  // "", "Relu" or "Clip"
+};
+
+AttrMap ConvAttrs(const Case& c) {
+  AttrMap a{{"strides", c.strides}, {"dilations", c.dilations}, {"pads", c.pads}, {"group", c.group}};
+  if (!c.activation.empty()) a["activation"] = c.activation;
+  if (c.activation == "Clip") {
+    a["clip_min"] = -0.5f;
+    a["clip_max"] = 0.75f;
+  }
+  return a;
+}
+
+template <typename T>
+void CheckConv(const Case& c, double tol) {
+  std::mt19937 rng(11);
+  Tensor x = Random<T>(c.x, rng), f = Random<T>(c.f, rng), b = Random<T>(Shape({c.f.dim(0)}), rng);
+  std::vector<Tensor> in{x, f};
+  if (c.bias) in.push_back(b);
+  SCOPED_TRACE(absl::StrCat(x.DebugString(), " * ", f.DebugString(), " group ", c.group, " ", c.activation));
+  auto want = RunOp("ConvND", in, ConvAttrs(c));
+  ASSERT_TRUE(want.ok()) << want.status();
+  for (bool last : {false, true}) {
+    for (bool constant : {false, true}) {
+      if (!last && !constant) continue;
+      SCOPED_TRACE(absl::StrCat("channels_last ", last, " constant_filter ", constant));
+      AttrMap attrs = ConvAttrs(c);
+      attrs["channels_last"] = last;
+      attrs["constant_filter"] = constant;
+      std::vector<Tensor> args = in;
+      if (last) args[0] = Relayout<T>(x, true);
+      // Twice: the second call reuses the cached primitive and packed filter.
+      for (int call = 0; call < 2; ++call) {
+        auto got = RunOp("ConvND", args, attrs);
+        ASSERT_TRUE(got.ok()) << got.status();
+        ExpectClose(last ? Relayout<T>(*got, false) : *got, ToDouble(*want), tol, tol);
+      }
+    }
+  }
+}
+
+const std::vector<Case> kCases = {
+    {Shape({1, 3, 9, 9}), Shape({8, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}},                       // stem
+    {Shape({2, 16, 7, 6}), Shape({16, 1, 3, 3}), {1, 1}, {1, 1}, {1, 1, 1, 1}, 16, true, "Clip"},   // depthwise
+    {Shape({2, 16, 8, 8}), Shape({16, 1, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 16, false, "Relu"},  // dw, stride 2
+    {Shape({1, 16, 5, 5}), Shape({24, 16, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}},                    // pointwise
+    {Shape({2, 6, 7, 9}), Shape({4, 3, 3, 2}), {1, 2}, {2, 1}, {1, 0, 2, 1}, 2, true, "Relu"},      // groups, dilation
+    {Shape({1, 4, 6, 5}), Shape({4, 4, 3, 3}), {3, 1}, {1, 2}, {0, 2, 1, 0}, 1, false, ""},         // uneven pads
+    {Shape({2, 3, 9}), Shape({4, 3, 3}), {2}, {1}, {1, 0}},                                         // 1-D
+    {Shape({1, 2, 4, 5, 3}), Shape({4, 2, 2, 2, 2}), {1, 2, 1}, {1, 1, 1}, {1, 0, 1, 0, 1, 1}},    // 3-D
+};
+
+TEST(ChannelsLastTest, ConvMatchesChannelsFirst) {
+  for (const Case& c : kCases) CheckConv<float>(c, 1e-5);
+  // float64 runs the loops through channels-first copies.
+  for (const Case& c : kCases) CheckConv<double>(c, 1e-12);
+}
+
+// act(conv(x, w) + b + r) from the plain conv: the reference for residual=true.
+template <typename T>
+std::vector<double> ResidualReference(const Case& c, const std::vector<Tensor>& in, const Tensor& r) {
+  Case plain = c;
+  plain.activation = "";
+  auto conv = RunOp("ConvND", in, ConvAttrs(plain));
+  EXPECT_TRUE(conv.ok()) << conv.status();
+  std::vector<double> y = ToDouble(*conv), rv = ToDouble(r);
+  for (size_t i = 0; i < y.size(); ++i) {
+    double v = static_cast<double>(static_cast<T>(y[i] + rv[i]));
+    if (c.activation == "Relu") v = std::max(v, 0.0);
+    if (c.activation == "Clip") v = std::min(std::max(v, -0.5), 0.75);
+    y[i] = v;
+  }
+  return y;
+}
+
+template <typename T>
+void CheckResidual(const Case& c, double tol) {
+  std::mt19937 rng(12);
+  Tensor x = Random<T>(c.x, rng), f = Random<T>(c.f, rng), b = Random<T>(Shape({c.f.dim(0)}), rng);
+  std::vector<Tensor> in{x, f};
+  if (c.bias) in.push_back(b);
+  auto plain = RunOp("ConvND", in, ConvAttrs(c));
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  Tensor r = Random<T>(plain->shape(), rng);
+  std::vector<double> want = ResidualReference<T>(c, in, r);
+  SCOPED_TRACE(absl::StrCat("residual ", x.DebugString(), " * ", f.DebugString(), " ", c.activation));
+  for (bool last : {false, true}) {
+    AttrMap attrs = ConvAttrs(c);
+    attrs["residual"] = true;
+    attrs["channels_last"] = last;
+    attrs["constant_filter"] = last;
+    std::vector<Tensor> args = in;
+    if (last) args[0] = Relayout<T>(x, true);
+    args.push_back(last ? Relayout<T>(r, true) : r);
+    auto got = RunOp("ConvND", args, attrs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectClose(last ? Relayout<T>(*got, false) : *got, want, tol, tol);
+  }
+}
+
+TEST(ChannelsLastTest, ResidualIsAddedBeforeTheActivation) {
+  for (const Case& c : kCases) {
+    CheckResidual<float>(c, 1e-5);
+    CheckResidual<double>(c, 1e-12);
+  }
+  // The residual must have the output's shape.
+  std::mt19937 rng(1);
+  auto bad = RunOp("ConvND",
+                   {Random<float>(Shape({1, 2, 4, 4}), rng), Random<float>(Shape({3, 2, 1, 1}), rng),
+                    Random<float>(Shape({1, 3, 4, 1}), rng)},
+                   {{"residual", true}});
+  EXPECT_FALSE(bad.ok());
+}
+
+template <typename T>
+void CheckPool(const std::string& op, const Shape& shape, const IntList& k, const IntList& strides,
+               const IntList& pads, bool ceil, bool include_pad) {
+  std::mt19937 rng(5);
+  Tensor x = Random<T>(shape, rng, -50, 50);
+  AttrMap attrs{{"kernel_shape", k}, {"strides", strides}, {"pads", pads}, {"ceil_mode", ceil}};
+  if (op == "AvgPoolND") attrs["count_include_pad"] = include_pad;
+  SCOPED_TRACE(absl::StrCat(op, " ", x.DebugString(), " ceil ", ceil, " include_pad ", include_pad));
+  auto want = RunOp(op, {x}, attrs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  attrs["channels_last"] = true;
+  auto got = RunOp(op, {Relayout<T>(x, true)}, attrs);
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectClose(Relayout<T>(*got, false), ToDouble(*want), 1e-6, 1e-6);
+}
+
+TEST(ChannelsLastTest, PoolsMatchChannelsFirst) {
+  for (const char* op : {"MaxPoolND", "AvgPoolND"}) {
+    for (bool include : {false, true}) {
+      CheckPool<float>(op, Shape({2, 5, 9, 8}), {3, 3}, {2, 2}, {1, 1, 1, 1}, false, include);
+      CheckPool<float>(op, Shape({1, 3, 6, 7}), {3, 2}, {2, 2}, {1, 0, 1, 1}, true, include);  // loop (ceil)
+      CheckPool<double>(op, Shape({1, 4, 5, 5}), {2, 2}, {1, 1}, {0, 0, 1, 1}, false, include);
+    }
+  }
+}
+
+TEST(ChannelsLastTest, Inference) {
+  auto t = Infer("ConvND", {TT(DType::kFloat32, {2, 9, 8, 3}), TT(DType::kFloat32, {5, 3, 3, 3})},
+                 {{"channels_last", true}, {"strides", IntList{2, 1}}});
+  ASSERT_TRUE(t.ok()) << t.status();
+  EXPECT_EQ((*t)[0].shape, PartialShape(std::vector<int64_t>{2, 4, 6, 5}));
+  auto p = Infer("MaxPoolND", {TT(DType::kFloat32, {1, 6, 6, 7})},
+                 {{"channels_last", true}, {"kernel_shape", IntList{2, 2}}, {"strides", IntList{2, 2}}});
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ((*p)[0].shape, PartialShape(std::vector<int64_t>{1, 3, 3, 7}));
+  EXPECT_THAT(InferError("ConvND", {TT(DType::kFloat32, {1, 5, 5, 3}), TT(DType::kFloat32, {4, 2, 3, 3})},
+                         {{"channels_last", true}}),
+              HasSubstr("input channels"));
+  EXPECT_THAT(InferError("ConvTransposeND", {TT(DType::kFloat32, {1, 5, 5, 3}), TT(DType::kFloat32, {3, 2, 3, 3})},
+                         {{"channels_last", true}}),
+              HasSubstr("channels_last"));
+  EXPECT_THAT(InferError("MaxPoolND", {TT(DType::kFloat32, {1, 6, 6, 7})},
+                         {{"channels_last", true}, {"kernel_shape", IntList{2, 2}}, {"indices", true}}),
+              HasSubstr("indices"));
+}
+
+}  // namespace
+}  // namespace graphd::executor::test

@@ -1,0 +1,53 @@
+"""The conv passes (conv_add_fusion, conv_layout: channels-last convolutions with
+packed filters) on an ONNX conv net that exercises what the layout spreads through
+(Relu, Pad, a residual Add, a per-channel Mul, grouped strided Conv, MaxPool,
+Concat, GlobalAveragePool): the results match a server with both passes disabled."""
+
+import numpy as np
+
+import graphd
+from onnx_helpers import onnx_pb2
+from test_onnx_models import FLOAT, INT64, make_model, node
+
+
+def tensor(name, array, elem=FLOAT):
+    return onnx_pb2().TensorProto(name=name, data_type=elem, dims=array.shape, raw_data=array.tobytes())
+
+
+def conv_net():
+    rng = np.random.default_rng(7)
+    f = lambda *shape: (rng.standard_normal(shape) * 0.3).astype(np.float32)  # noqa: E731
+    inits = [tensor("w1", f(8, 3, 3, 3)), tensor("b1", f(8)), tensor("w2", f(8, 8, 3, 3)),
+             tensor("w3", f(8, 1, 3, 3)), tensor("scale", f(8, 1, 1)),
+             tensor("pads", np.array([0, 0, 1, 1, 0, 0, 1, 1], dtype=np.int64), INT64)]
+    nodes = [
+        node("Conv", ["x", "w1", "b1"], ["c1"], pads=[1, 1, 1, 1]),
+        node("Relu", ["c1"], ["r1"]),
+        node("Pad", ["r1", "pads"], ["p"]),
+        node("Conv", ["p", "w2"], ["c2"]),
+        node("Add", ["c2", "r1"], ["a"]),
+        node("Relu", ["a"], ["r2"]),
+        node("Mul", ["r2", "scale"], ["s"]),
+        node("Conv", ["s", "w3"], ["c3"], group=8, strides=[2, 2], pads=[1, 1, 1, 1]),
+        node("MaxPool", ["c1"], ["mp"], kernel_shape=[3, 3], strides=[2, 2], pads=[1, 1, 1, 1]),
+        node("Concat", ["c3", "mp"], ["cat"], axis=1),
+        node("GlobalAveragePool", ["cat"], ["g"]),
+    ]
+    model = make_model(nodes, [("x", FLOAT, [2, 3, 9, 9])], [("cat", FLOAT, [2, 16, 5, 5]), ("g", FLOAT, [2, 16, 1, 1])],
+                       inits)
+    return model, rng.standard_normal((2, 3, 9, 9)).astype(np.float32)
+
+
+def test_conv_passes_keep_the_results(client, start_server):
+    model, x = conv_net()
+    fast = client.load_onnx(model, name="fast")
+    cat, g = fast(x)
+    assert "Transpose" in fast.to_dot()  # the chain's ends
+    server = start_server("--disable-passes", "conv_layout,conv_add_fusion")
+    with graphd.connect(server.target) as other:
+        plain = other.load_onnx(model, name="plain")
+        want_cat, want_g = plain(x)
+        assert "Transpose" not in plain.to_dot()
+    np.testing.assert_allclose(cat, want_cat, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(g, want_g, rtol=1e-4, atol=1e-5)
+    assert np.abs(want_cat).max() > 0.1
