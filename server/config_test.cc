@@ -186,7 +186,7 @@ TEST_F(ParseCommandLineTest, DisablePasses) {
   auto bad = Parse({"--disable-passes", "constant_folding,fusion"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(exit_code_, 2);
-  EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, conv_activation_fusion)"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, conv_activation_fusion, matmul_fusion)"));
 }
 
 TEST_F(ParseCommandLineTest, UnknownFlag) {

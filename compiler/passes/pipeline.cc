@@ -8,6 +8,7 @@
 #include "compiler/passes/conv_activation_fusion.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/matmul_fusion.h"
 #include "compiler/passes/verifier.h"
 
 namespace graphd::compiler::passes {
@@ -62,7 +63,8 @@ std::vector<std::string> Pipeline::PassNames() const {
 
 std::vector<std::string> DefaultPassNames() {
   return {std::string(ConstantFolding::kName), std::string(CommonSubexpressionElimination::kName),
-          std::string(DeadCodeElimination::kName), std::string(ConvActivationFusion::kName)};
+          std::string(DeadCodeElimination::kName), std::string(ConvActivationFusion::kName),
+          std::string(MatMulFusion::kName)};
 }
 
 StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEvaluator* evaluator,
@@ -83,6 +85,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<CommonSubexpressionElimination>());
   passes.push_back(std::make_unique<DeadCodeElimination>());
   passes.push_back(std::make_unique<ConvActivationFusion>());
+  passes.push_back(std::make_unique<MatMulFusion>());
   return Pipeline::Make(std::move(passes), std::move(options));
 }
 

@@ -1,14 +1,54 @@
-// MatMul: oneDNN matmul for float32 (transposes expressed as strides), loops otherwise.
+// MatMul(a, b[, bias]) with an optional fused activation (core/ops/math_ops.cc):
+// oneDNN matmul for float32 (transposes expressed as strides, bias and activation as
+// the primitive's bias and eltwise post-op), loops otherwise. When b is a Const
+// (`constant_weights`, set by compiler/passes/matmul_fusion) the primitive takes b in
+// the layout it prefers, reordered once and shared (packed_weights.h); only that
+// Const's own value is packed (a value fed in its place runs unpacked).
+#include <mutex>
+
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/node_attrs.h"
+#include "executor/cpu/packed_weights.h"
 
 namespace graphd::executor::cpu {
 namespace {
 
+// The activation applied after the bias: none, Relu, or Clip to [lo, hi].
+struct Activation {
+  enum Kind { kNone, kRelu, kClip } kind = kNone;
+  float lo = 0, hi = 0;
+
+  template <typename T>
+  T Apply(T v) const {
+    if (kind == kRelu) return v < T(0) ? T(0) : v;
+    if (kind == kClip) return v < T(lo) ? T(lo) : (v > T(hi) ? T(hi) : v);
+    return v;
+  }
+};
+
+struct MatMulOptions {
+  bool ta = false, tb = false;
+  bool has_bias = false;
+  Activation act;
+  Tensor constant_b;  // b's Const value when `constant_weights`, else invalid
+};
+
 class MatMulKernel : public OpKernel {
  public:
-  MatMulKernel(bool ta, bool tb) : ta_(ta), tb_(tb) {}
+  explicit MatMulKernel(MatMulOptions o) : o_(std::move(o)) {
+    attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle)
+    if (o_.act.kind != Activation::kNone) {
+      dnnl::post_ops ops;
+      if (o_.act.kind == Activation::kRelu) {
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      } else {
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, o_.act.lo, o_.act.hi);
+      }
+      attr_.set_post_ops(ops);
+    }
+  }
 
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = ctx.input(0);
@@ -17,30 +57,37 @@ class MatMulKernel : public OpKernel {
       return ctx.Error(absl::StrCat("inputs must be matrices, got ", a.shape().ToString(),
                                     " and ", b.shape().ToString()));
     }
-    int64_t m = a.shape().dim(ta_ ? 1 : 0), k = a.shape().dim(ta_ ? 0 : 1);
-    int64_t k2 = b.shape().dim(tb_ ? 1 : 0), n = b.shape().dim(tb_ ? 0 : 1);
+    int64_t m = a.shape().dim(o_.ta ? 1 : 0), k = a.shape().dim(o_.ta ? 0 : 1);
+    int64_t k2 = b.shape().dim(o_.tb ? 1 : 0), n = b.shape().dim(o_.tb ? 0 : 1);
     if (k != k2) {
       return ctx.Error(absl::StrCat("inner dimensions differ: ", a.shape().ToString(), " x ",
                                     b.shape().ToString()));
     }
+    const Tensor* bias = o_.has_bias ? &ctx.input(2) : nullptr;
+    if (bias != nullptr && (bias->dtype() != a.dtype() || bias->num_elements() != n)) {
+      return ctx.Error(absl::StrCat("bias must hold ", n, " ", DTypeName(a.dtype()), " values, got ",
+                                    bias->DebugString()));
+    }
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape({m, n})));
     if (m == 0 || n == 0) return absl::OkStatus();
-    if (a.dtype() == DType::kFloat32 && k > 0) {
-      RunDnnl(a, b, *out, m, k, n);
-      return absl::OkStatus();
-    }
+    if (a.dtype() == DType::kFloat32 && k > 0) return RunDnnl(a, b, bias, *out, m, k, n);
     return DispatchNumeric(a.dtype(), [&]<typename T>() -> Status {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
+      const T* pbias = bias != nullptr ? bias->data<T>() : nullptr;
       T* po = out->data<T>();
       for (int64_t i = 0; i < m; ++i) {
         RETURN_IF_ERROR(ctx.cancellation().Check());
         for (int64_t j = 0; j < n; ++j) {
           T acc{};
           for (int64_t p = 0; p < k; ++p) {
-            T x = ta_ ? pa[p * m + i] : pa[i * k + p];
-            T y = tb_ ? pb[j * k + p] : pb[p * n + j];
+            T x = o_.ta ? pa[p * m + i] : pa[i * k + p];
+            T y = o_.tb ? pb[j * k + p] : pb[p * n + j];
             acc = static_cast<T>(acc + x * y);
+          }
+          if constexpr (std::is_floating_point_v<T>) {
+            if (pbias != nullptr) acc += pbias[j];
+            acc = o_.act.Apply(acc);
           }
           po[i * n + j] = acc;
         }
@@ -50,37 +97,93 @@ class MatMulKernel : public OpKernel {
   }
 
  private:
-  void RunDnnl(const Tensor& a, const Tensor& b, Tensor& out, int64_t m, int64_t k, int64_t n) {
+  // One shape's primitive and, for constant weights, b in the primitive's layout.
+  struct Prepared {
+    dnnl::matmul prim;
+    std::shared_ptr<const PackedWeights> packed;
+  };
+
+  Status RunDnnl(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t m,
+                 int64_t k, int64_t n) {
     using dt = dnnl::memory::data_type;
-    dnnl::memory::desc ad({m, k}, dt::f32, ta_ ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
-    dnnl::memory::desc bd({k, n}, dt::f32, tb_ ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
+    dnnl::memory::desc ad({m, k}, dt::f32, o_.ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
+    dnnl::memory::desc bd({k, n}, dt::f32, o_.tb ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
     dnnl::memory::desc od({m, n}, dt::f32, dnnl::memory::dims{n, 1});
-    dnnl::matmul prim = cache_.Get({m, k, n}, [&] {
-      return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, od),
-                                                       PrimitiveAttr(), Engine()));
-    });
-    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(ad, a)},
-                        {DNNL_ARG_WEIGHTS, Wrap(bd, b)},
-                        {DNNL_ARG_DST, Wrap(od, out)}});
+    dnnl::memory::desc biasd({1, n}, dt::f32, dnnl::memory::dims{n, 1});
+    const bool packed = o_.constant_b.valid() && b.buffer() == o_.constant_b.buffer();
+    ASSIGN_OR_RETURN(Prepared p, Prepare(packed, ad, bd, bias != nullptr ? biasd : dnnl::memory::desc(), od,
+                                         {m, k, n, packed ? 1 : 0}));
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, Wrap(ad, a)},
+                                               {DNNL_ARG_WEIGHTS, p.packed ? p.packed->memory : Wrap(bd, b)},
+                                               {DNNL_ARG_DST, Wrap(od, out)}};
+    if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, Wrap(biasd, *bias));
+    RunPrimitive(p.prim, std::move(args));
+    return absl::OkStatus();
   }
 
-  bool ta_, tb_;
-  PrimitiveCache<dnnl::matmul> cache_;
+  // The primitive for this shape (created on first use) and, when `packed`, the packed
+  // copy of the constant b.
+  StatusOr<Prepared> Prepare(bool packed, const dnnl::memory::desc& ad, const dnnl::memory::desc& bd,
+                             const dnnl::memory::desc& biasd, const dnnl::memory::desc& od,
+                             const std::vector<int64_t>& key) {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (Entry& e : cache_) {
+      if (e.key == key) return e.prepared;
+    }
+    dnnl::memory::desc wd =
+        packed ? dnnl::memory::desc(bd.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any) : bd;
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, wd, biasd, od), attr_, Engine());
+    Prepared prepared{dnnl::matmul(pd), nullptr};
+    if (packed) {
+      ASSIGN_OR_RETURN(prepared.packed, GetPackedWeights(o_.constant_b, bd, pd.weights_desc()));
+    }
+    if (cache_.size() >= kCacheCapacity) cache_.clear();
+    cache_.push_back({key, prepared});
+    return prepared;
+  }
+
+  struct Entry {
+    std::vector<int64_t> key;  // m, k, n, packed
+    Prepared prepared;
+  };
+  static constexpr size_t kCacheCapacity = 8;
+
+  MatMulOptions o_;
+  dnnl::primitive_attr attr_;  // PrimitiveAttr plus the fused activation
+  std::mutex mu_;
+  std::vector<Entry> cache_;  // guarded by mu_
 };
 
-bool BoolAttr(const Node& node, absl::string_view name) {
-  auto it = node.attrs().find(name);
-  return it != node.attrs().end() && std::get<bool>(it->second);
+StatusOr<std::unique_ptr<OpKernel>> MakeMatMul(const Node& node) {
+  MatMulOptions o{.ta = AttrOr<bool>(node, "transpose_a", false),
+                  .tb = AttrOr<bool>(node, "transpose_b", false),
+                  .has_bias = node.inputs().size() > 2};
+  if (AttrOr<bool>(node, "constant_weights", false)) {
+    const Node& producer = *node.inputs()[1].node;
+    auto value = producer.attrs().find("value");
+    if (producer.op_name() != "Const" || value == producer.attrs().end() ||
+        !std::holds_alternative<Tensor>(value->second)) {
+      return errors::InvalidArgument(absl::StrCat(node.name(), ": constant_weights is set but input 1 comes from ",
+                                                  producer.op_name(), ", not a Const"));
+    }
+    o.constant_b = std::get<Tensor>(value->second);
+  }
+  const std::string kind = AttrOr<std::string>(node, "activation", "");
+  if (kind == "Relu") {
+    o.act.kind = Activation::kRelu;
+  } else if (kind == "Clip") {
+    o.act = {.kind = Activation::kClip, .lo = AttrOr<float>(node, "clip_min", 0.f),
+             .hi = AttrOr<float>(node, "clip_max", 0.f)};
+  } else if (!kind.empty()) {
+    return errors::InvalidArgument(absl::StrCat(node.name(), ": unknown fused activation '", kind, "'"));
+  }
+  return std::make_unique<MatMulKernel>(std::move(o));
 }
 
 }  // namespace
 
 void RegisterMatMulKernels(KernelRegistry& r) {
-  r.Register("MatMul", kCpu, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64},
-             [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
-               return std::make_unique<MatMulKernel>(BoolAttr(node, "transpose_a"),
-                                                     BoolAttr(node, "transpose_b"));
-             });
+  r.Register("MatMul", kCpu, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}, MakeMatMul);
 }
 
 }  // namespace graphd::executor::cpu

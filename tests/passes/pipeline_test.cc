@@ -48,8 +48,8 @@ PipelineOptions Verified(absl::flat_hash_set<std::string> disabled = {}) {
 TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_activation_fusion"));
-  EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_activation_fusion"));
+  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_activation_fusion", "matmul_fusion"));
+  EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_activation_fusion", "matmul_fusion"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -83,7 +83,7 @@ TEST(PipelineTest, PassesCanBeDisabledByName) {
 TEST(PipelineTest, WithoutAnEvaluatorThereIsNoFolding) {
   auto pipeline = MakeDefaultPipeline(nullptr, Verified({"constant_folding"}));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("cse", "dce", "conv_activation_fusion"));
+  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("cse", "dce", "conv_activation_fusion", "matmul_fusion"));
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(Text(body), HasSubstr("add = Add(c2, c3)"));
@@ -93,7 +93,7 @@ TEST(PipelineTest, UnknownPassNamesAreRejected) {
   auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified({"cse", "fusion"}));
   ASSERT_FALSE(pipeline.ok());
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, conv_activation_fusion)"));
+  EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, conv_activation_fusion, matmul_fusion)"));
 }
 
 TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
@@ -108,7 +108,7 @@ TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
   ASSERT_TRUE(pipeline.ok());
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
-  EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "dce", "conv_activation_fusion"));
+  EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "dce", "conv_activation_fusion", "matmul_fusion"));
   EXPECT_THAT(after_fold, HasSubstr("add/folded = Const"));
   EXPECT_THAT(after_fold, HasSubstr("dead = Tanh(y)"));
 }
