@@ -4,6 +4,8 @@
 // (`constant_weights`, set by compiler/passes/matmul_fusion) the primitive takes b in
 // the layout it prefers, reordered once and shared (packed_weights.h); only that
 // Const's own value is packed (a value fed in its place runs unpacked).
+#include <omp.h>
+
 #include <mutex>
 
 #include "executor/cpu/dispatch.h"
@@ -26,6 +28,28 @@ struct Activation {
     if (kind == kClip) return v < T(lo) ? T(lo) : (v > T(hi) ? T(hi) : v);
     return v;
   }
+};
+
+// Products below this many multiply-adds run on the calling thread alone: waking the
+// OpenMP team (a futex wake per worker when, as in the server, several threads each
+// own a team) costs more than the second core saves. Measured on the MLP benchmark
+// (2 cores): 1x256x512 .. 16x512x512 products took 1.3-2.5x longer with two threads.
+constexpr int64_t kOneThreadMacs = int64_t{1} << 23;
+
+// While alive (and `active`), primitives created on this thread use one thread.
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool active) : saved_(active ? omp_get_max_threads() : 0) {
+    if (saved_ > 0) omp_set_num_threads(1);
+  }
+  ~OneThreadScope() {
+    if (saved_ > 0) omp_set_num_threads(saved_);
+  }
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;
 };
 
 struct MatMulOptions {
@@ -132,6 +156,8 @@ class MatMulKernel : public OpKernel {
     }
     dnnl::memory::desc wd =
         packed ? dnnl::memory::desc(bd.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any) : bd;
+    // oneDNN fixes a primitive's thread count when it is created.
+    OneThreadScope one_thread(key[0] * key[1] * key[2] < kOneThreadMacs);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, wd, biasd, od), attr_, Engine());
     Prepared prepared{dnnl::matmul(pd), nullptr};
     if (packed) {
