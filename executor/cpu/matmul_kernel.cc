@@ -6,7 +6,11 @@
 // Const's own value is packed (a value fed in its place runs unpacked).
 #include <omp.h>
 
+#include <array>
+#include <memory>
 #include <mutex>
+#include <unordered_map>
+#include <vector>
 
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
@@ -121,63 +125,99 @@ class MatMulKernel : public OpKernel {
   }
 
  private:
-  // One shape's primitive and, for constant weights, b in the primitive's layout.
+  // Memory objects for one run of a shape's primitive, pointed at each run's buffers
+  // (cheaper than creating them per run), with the run's scratchpad. One per
+  // concurrent run: a run takes one from its shape's spares and gives it back.
+  struct Args {
+    dnnl::memory src, weights, bias, dst;
+    std::unordered_map<int, dnnl::memory> map;
+  };
+
+  // One shape's primitive, descriptors and, for constant weights, b in the
+  // primitive's layout.
   struct Prepared {
+    std::array<int64_t, 4> key;  // m, k, n, packed
     dnnl::matmul prim;
+    dnnl::memory::desc ad, bd, od, biasd, scratchpad;
     std::shared_ptr<const PackedWeights> packed;
+    std::vector<std::unique_ptr<Args>> spares;  // guarded by the kernel's mu_
   };
 
   Status RunDnnl(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t m,
                  int64_t k, int64_t n) {
-    using dt = dnnl::memory::data_type;
-    dnnl::memory::desc ad({m, k}, dt::f32, o_.ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
-    dnnl::memory::desc bd({k, n}, dt::f32, o_.tb ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
-    dnnl::memory::desc od({m, n}, dt::f32, dnnl::memory::dims{n, 1});
-    dnnl::memory::desc biasd({1, n}, dt::f32, dnnl::memory::dims{n, 1});
     const bool packed = o_.constant_b.valid() && b.buffer() == o_.constant_b.buffer();
-    ASSIGN_OR_RETURN(Prepared p, Prepare(packed, ad, bd, bias != nullptr ? biasd : dnnl::memory::desc(), od,
-                                         {m, k, n, packed ? 1 : 0}));
-    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, Wrap(ad, a)},
-                                               {DNNL_ARG_WEIGHTS, p.packed ? p.packed->memory : Wrap(bd, b)},
-                                               {DNNL_ARG_DST, Wrap(od, out)}};
-    if (bias != nullptr) args.emplace(DNNL_ARG_BIAS, Wrap(biasd, *bias));
-    RunPrimitive(p.prim, std::move(args));
+    const std::array<int64_t, 4> key{m, k, n, packed ? 1 : 0};
+    std::shared_ptr<Prepared> p;
+    std::unique_ptr<Args> args;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ASSIGN_OR_RETURN(p, PrepareLocked(key));
+      if (!p->spares.empty()) {
+        args = std::move(p->spares.back());
+        p->spares.pop_back();
+      }
+    }
+    if (args == nullptr) args = MakeArgs(*p, bias != nullptr);
+    args->src.set_data_handle(a.raw_data());
+    if (!packed) args->weights.set_data_handle(b.raw_data());
+    if (bias != nullptr) args->bias.set_data_handle(bias->raw_data());
+    args->dst.set_data_handle(out.raw_data());
+    p->prim.execute(ThreadStream(), args->map);
+    ThreadStream().wait();
+    std::lock_guard<std::mutex> lock(mu_);
+    p->spares.push_back(std::move(args));
     return absl::OkStatus();
   }
 
-  // The primitive for this shape (created on first use) and, when `packed`, the packed
-  // copy of the constant b.
-  StatusOr<Prepared> Prepare(bool packed, const dnnl::memory::desc& ad, const dnnl::memory::desc& bd,
-                             const dnnl::memory::desc& biasd, const dnnl::memory::desc& od,
-                             const std::vector<int64_t>& key) {
-    std::lock_guard<std::mutex> lock(mu_);
-    for (Entry& e : cache_) {
-      if (e.key == key) return e.prepared;
+  std::unique_ptr<Args> MakeArgs(const Prepared& p, bool has_bias) const {
+    auto args = std::make_unique<Args>();
+    args->src = dnnl::memory(p.ad, Engine(), DNNL_MEMORY_NONE);
+    args->weights = p.packed ? p.packed->memory : dnnl::memory(p.bd, Engine(), DNNL_MEMORY_NONE);
+    args->dst = dnnl::memory(p.od, Engine(), DNNL_MEMORY_NONE);
+    args->map = {{DNNL_ARG_SRC, args->src}, {DNNL_ARG_WEIGHTS, args->weights}, {DNNL_ARG_DST, args->dst}};
+    if (has_bias) {
+      args->bias = dnnl::memory(p.biasd, Engine(), DNNL_MEMORY_NONE);
+      args->map.emplace(DNNL_ARG_BIAS, args->bias);
     }
-    dnnl::memory::desc wd =
-        packed ? dnnl::memory::desc(bd.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any) : bd;
-    // oneDNN fixes a primitive's thread count when it is created.
-    OneThreadScope one_thread(key[0] * key[1] * key[2] < kOneThreadMacs);
-    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, wd, biasd, od), attr_, Engine());
-    Prepared prepared{dnnl::matmul(pd), nullptr};
-    if (packed) {
-      ASSIGN_OR_RETURN(prepared.packed, GetPackedWeights(o_.constant_b, bd, pd.weights_desc()));
-    }
-    if (cache_.size() >= kCacheCapacity) cache_.clear();
-    cache_.push_back({key, prepared});
-    return prepared;
+    // A scratchpad of its own (allocated by oneDNN): runs never share one.
+    if (p.scratchpad.get_size() > 0) args->map.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, Engine()));
+    return args;
   }
 
-  struct Entry {
-    std::vector<int64_t> key;  // m, k, n, packed
-    Prepared prepared;
-  };
+  // The entry for `key` (m, k, n, packed), made on first use: the primitive and, when
+  // packed, the packed copy of the constant b.
+  StatusOr<std::shared_ptr<Prepared>> PrepareLocked(const std::array<int64_t, 4>& key) {
+    for (const std::shared_ptr<Prepared>& e : cache_) {
+      if (e->key == key) return e;
+    }
+    const auto [m, k, n, packed] = key;
+    using dt = dnnl::memory::data_type;
+    auto p = std::make_shared<Prepared>();
+    p->key = key;
+    p->ad = dnnl::memory::desc({m, k}, dt::f32, o_.ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
+    p->bd = dnnl::memory::desc({k, n}, dt::f32, o_.tb ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
+    p->od = dnnl::memory::desc({m, n}, dt::f32, dnnl::memory::dims{n, 1});
+    if (o_.has_bias) p->biasd = dnnl::memory::desc({1, n}, dt::f32, dnnl::memory::dims{n, 1});
+    dnnl::memory::desc wd = packed ? dnnl::memory::desc({k, n}, dt::f32, dnnl::memory::format_tag::any) : p->bd;
+    // oneDNN fixes a primitive's thread count when it is created.
+    OneThreadScope one_thread(m * k * n < kOneThreadMacs);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->ad, wd, p->biasd, p->od), attr_, Engine());
+    p->prim = dnnl::matmul(pd);
+    p->scratchpad = pd.scratchpad_desc();
+    if (packed) {
+      ASSIGN_OR_RETURN(p->packed, GetPackedWeights(o_.constant_b, p->bd, pd.weights_desc()));
+    }
+    if (cache_.size() >= kCacheCapacity) cache_.erase(cache_.begin());
+    cache_.push_back(p);
+    return p;
+  }
+
   static constexpr size_t kCacheCapacity = 8;
 
   MatMulOptions o_;
   dnnl::primitive_attr attr_;  // PrimitiveAttr plus the fused activation
   std::mutex mu_;
-  std::vector<Entry> cache_;  // guarded by mu_
+  std::vector<std::shared_ptr<Prepared>> cache_;  // guarded by mu_, oldest first
 };
 
 StatusOr<std::unique_ptr<OpKernel>> MakeMatMul(const Node& node) {
