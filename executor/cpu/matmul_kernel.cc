@@ -3,18 +3,22 @@
 // the primitive's bias and eltwise post-op), loops otherwise. When b is a Const
 // (`constant_weights`, set by compiler/passes/matmul_fusion) the primitive takes b in
 // the layout it prefers, reordered once and shared (packed_weights.h); only that
-// Const's own value is packed (a value fed in its place runs unpacked).
+// Const's own value is packed (a value fed in its place runs unpacked). Small products
+// run on one thread; mid-sized ones with several rows are split by rows with a helper
+// thread (matmul_helper.h); large ones use oneDNN's OpenMP team.
 #include <omp.h>
 
 #include <array>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/matmul_helper.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/packed_weights.h"
 
@@ -39,6 +43,10 @@ struct Activation {
 // own a team) costs more than the second core saves. Measured on the MLP benchmark
 // (2 cores): 1x256x512 .. 16x512x512 products took 1.3-2.5x longer with two threads.
 constexpr int64_t kOneThreadMacs = int64_t{1} << 23;
+// Products of at least this many multiply-adds (and more than one row, below
+// kOneThreadMacs) are split by rows between the calling thread and the helper thread
+// (matmul_helper.h): each half is then tens of microseconds, far above the hand-off.
+constexpr int64_t kSplitMacs = int64_t{1} << 20;
 
 // While alive (and `active`), primitives created on this thread use one thread.
 class OneThreadScope {
@@ -146,7 +154,24 @@ class MatMulKernel : public OpKernel {
   Status RunDnnl(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t m,
                  int64_t k, int64_t n) {
     const bool packed = o_.constant_b.valid() && b.buffer() == o_.constant_b.buffer();
-    const std::array<int64_t, 4> key{m, k, n, packed ? 1 : 0};
+    const int64_t macs = m * k * n;
+    static const bool multi_core = std::thread::hardware_concurrency() > 1;
+    if (o_.ta || m < 2 || macs < kSplitMacs || macs >= kOneThreadMacs || !multi_core || IntraOpThreads() == 1) {
+      return RunRows(a, b, bias, out, 0, m, k, n, packed);
+    }
+    // Rows [0, m0) here, [m0, m) on the helper thread (or here too when it is busy).
+    const int64_t m0 = (m + 1) / 2;
+    Status first, second;
+    RunPairWithHelper([&] { first = RunRows(a, b, bias, out, 0, m0, k, n, packed); },
+                      [&] { second = RunRows(a, b, bias, out, m0, m - m0, k, n, packed); });
+    RETURN_IF_ERROR(first);
+    return second;
+  }
+
+  // Rows [row, row + rows) of the product (row == 0 and all rows when a is transposed).
+  Status RunRows(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t row, int64_t rows,
+                 int64_t k, int64_t n, bool packed) {
+    const std::array<int64_t, 4> key{rows, k, n, packed ? 1 : 0};
     std::shared_ptr<Prepared> p;
     std::unique_ptr<Args> args;
     {
@@ -158,10 +183,10 @@ class MatMulKernel : public OpKernel {
       }
     }
     if (args == nullptr) args = MakeArgs(*p, bias != nullptr);
-    args->src.set_data_handle(a.raw_data());
+    args->src.set_data_handle(a.data<float>() + row * k);
     if (!packed) args->weights.set_data_handle(b.raw_data());
     if (bias != nullptr) args->bias.set_data_handle(bias->raw_data());
-    args->dst.set_data_handle(out.raw_data());
+    args->dst.set_data_handle(out.data<float>() + row * n);
     p->prim.execute(ThreadStream(), args->map);
     ThreadStream().wait();
     std::lock_guard<std::mutex> lock(mu_);

@@ -99,6 +99,15 @@ TEST(MatMulFusedTest, BiasAndActivationsMatchTheReference) {
   Check<float>(9, 4, {2}, Fused{.activation = "Relu"}, true, 1e-5);  // an activation, no bias
 }
 
+TEST(MatMulFusedTest, ProductsSplitByRowsWithTheHelperThreadMatchTheReference) {
+  // 16..17 x 256 x 512: split between the calling and the helper thread (an odd row
+  // count gives halves of 9 and 8 rows); 2 rows are not split.
+  for (bool constant_weights : {false, true}) {
+    Check<float>(256, 512, {16, 17, 2, 16}, Fused{.tb = true, .bias = true, .activation = "Relu"}, constant_weights,
+                 1e-3);
+  }
+}
+
 TEST(MatMulFusedTest, LargeProductsWithPackedWeightsMatchTheReference) {
   // 300 x 256 x 130 is past the one-thread limit: the primitive uses the OpenMP team.
   Check<float>(256, 130, {1, 16, 300}, Fused{.tb = true, .bias = true, .activation = "Relu"}, true, 1e-3);
