@@ -19,6 +19,13 @@ namespace {
 // help). A busy server thus keeps one core spinning, as ONNX Runtime's pool does.
 constexpr auto kSpin = std::chrono::microseconds(300);
 
+// A caller that waited longer than kLate for a half the helper had taken found the
+// helper preempted (its half runs in about the caller's time): the box is loaded, where
+// waiting on another thread costs more than it saves, so the next kBackOff pairs run
+// on the caller alone.
+constexpr auto kLate = std::chrono::microseconds(30);
+constexpr int kBackOff = 256;
+
 struct Offer {
   const std::function<void()>* work;
   std::exception_ptr error;
@@ -32,7 +39,7 @@ class Helper {
   void RunPair(const std::function<void()>& mine, const std::function<void()>& other) {
     Offer offer{.work = &other};
     Offer* expected = nullptr;
-    const bool offered = slot_.compare_exchange_strong(expected, &offer);
+    const bool offered = !BackingOff() && slot_.compare_exchange_strong(expected, &offer);
     if (offered && sleeping_.load()) {
       std::lock_guard<std::mutex> lock(mu_);
       wake_.notify_one();
@@ -48,6 +55,7 @@ class Helper {
       return;
     }
     // Taken: the helper runs it and then no longer touches `offer`.
+    const auto start = std::chrono::steady_clock::now();
     for (int spins = 0; !offer.done.load(std::memory_order_acquire); ++spins) {
       if (spins < 4096) {
         _mm_pause();
@@ -55,10 +63,19 @@ class Helper {
         std::this_thread::yield();
       }
     }
+    if (std::chrono::steady_clock::now() - start > kLate) skip_.store(kBackOff, std::memory_order_relaxed);
     if (offer.error) std::rethrow_exception(offer.error);
   }
 
  private:
+  // Whether to skip offering this time: after a late helper, the next kBackOff pairs.
+  bool BackingOff() {
+    int left = skip_.load(std::memory_order_relaxed);
+    while (left > 0 && !skip_.compare_exchange_weak(left, left - 1, std::memory_order_relaxed)) {
+    }
+    return left > 0;
+  }
+
   void Loop() {
     for (;;) {
       Offer* offer = Next();
@@ -89,6 +106,7 @@ class Helper {
   }
 
   std::atomic<Offer*> slot_{nullptr};
+  std::atomic<int> skip_{0};  // pairs left to run without offering (BackingOff)
   std::atomic<bool> sleeping_{false};
   std::mutex mu_;
   std::condition_variable wake_;
