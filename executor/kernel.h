@@ -61,6 +61,9 @@ class OpKernel {
  public:
   virtual ~OpKernel() = default;
   virtual Status Compute(KernelContext& ctx) = 0;
+  // For a kernel whose only output is always the same tensor (Const on the CPU): that
+  // tensor, which the executor then binds without calling Compute. nullptr otherwise.
+  virtual const Tensor* ConstantOutput() const { return nullptr; }
 };
 
 }  // namespace graphd::executor

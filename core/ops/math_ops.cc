@@ -1,5 +1,12 @@
 // Binary elementwise ops with numpy broadcasting, and MatMul. FloorMod's result takes
 // the divisor's sign (Python's %), TruncateMod's the dividend's (C's fmod and %).
+//
+// MatMul(a, b[, bias]): a [m, k] (transpose_a: stored [k, m]) times b [k, n]
+// (transpose_b: stored [n, k]). Attributes the matmul_fusion pass sets
+// (compiler/passes/matmul_fusion.h), float32/float64 only: a bias input ([n] or
+// [1, n], added to every row), `activation` ("Relu", or "Clip" to [clip_min,
+// clip_max]) applied after the bias, and `constant_weights` (b comes from a Const, so
+// a kernel may keep a reordered copy of it).
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 
@@ -20,6 +27,38 @@ Status InferBinary(InferenceContext& c) {
   if (!shape.ok()) return c.Error(shape.status().message());
   c.AddOutput(a.dtype, *shape);
   return absl::OkStatus();
+}
+
+// The optional bias input and fused activation of a MatMul with `n` columns.
+Status CheckMatMulEpilogue(InferenceContext& c, int64_t n) {
+  if (c.num_inputs() > 3) return c.Error(absl::StrCat("expected 2 or 3 inputs, got ", c.num_inputs()));
+  const DType dtype = c.input(0).dtype;
+  ASSIGN_OR_RETURN(std::string activation, c.AttrOr<std::string>("activation", ""));
+  const bool fused = c.num_inputs() == 3 || !activation.empty();
+  if (fused && dtype != DType::kFloat32 && dtype != DType::kFloat64) {
+    return c.Error(absl::StrCat("a bias or activation needs float32 or float64, got ", DTypeName(dtype)));
+  }
+  if (c.num_inputs() == 3) {
+    const TensorType& bias = c.input(2);
+    if (bias.dtype != dtype) {
+      return c.Error(absl::StrCat("bias must be ", DTypeName(dtype), ", got ", DTypeName(bias.dtype)));
+    }
+    const PartialShape& bs = bias.shape;
+    const bool row = bs.known_rank() && (bs.rank() == 1 || (bs.rank() == 2 && bs.dim(0) == 1));
+    const int64_t bn = row ? bs.dim(bs.rank() - 1) : kUnknownDim;
+    if (!row || (bn != kUnknownDim && n != kUnknownDim && bn != n)) {
+      return c.Error(absl::StrCat("bias must have shape [", n == kUnknownDim ? "n" : absl::StrCat(n), "] or [1, ",
+                                  n == kUnknownDim ? "n" : absl::StrCat(n), "], got ", bs.ToString()));
+    }
+  }
+  if (activation == "Clip") {
+    ASSIGN_OR_RETURN(float lo, c.Attr<float>("clip_min"));
+    ASSIGN_OR_RETURN(float hi, c.Attr<float>("clip_max"));
+    if (!(lo <= hi)) return c.Error(absl::StrCat("clip_min ", lo, " exceeds clip_max ", hi));
+  } else if (!activation.empty() && activation != "Relu") {
+    return c.Error(absl::StrCat("unknown activation '", activation, "' (Relu, Clip)"));
+  }
+  return c.AttrOr<bool>("constant_weights", false).status();
 }
 
 Status InferMatMul(InferenceContext& c) {
@@ -54,6 +93,7 @@ Status InferMatMul(InferenceContext& c) {
                                 b.shape.ToString(), ta ? " (a transposed)" : "",
                                 tb ? " (b transposed)" : ""));
   }
+  RETURN_IF_ERROR(CheckMatMulEpilogue(c, n));
   c.AddOutput(a.dtype, PartialShape(std::vector<int64_t>{m, n}));
   return absl::OkStatus();
 }
@@ -66,7 +106,7 @@ void RegisterMathOps(OpRegistry& r) {
         "Pow"}) {
     r.Register({.name = name, .num_inputs = 2, .infer = InferBinary});
   }
-  r.Register({.name = "MatMul", .num_inputs = 2, .infer = InferMatMul});
+  r.Register({.name = "MatMul", .num_inputs = OpDef::kVariadic, .min_inputs = 2, .infer = InferMatMul});
 }
 
 }  // namespace graphd

@@ -55,6 +55,7 @@ class ConstKernel : public OpKernel {
     ctx.set_output(0, value_);
     return absl::OkStatus();
   }
+  const Tensor* ConstantOutput() const override { return &value_; }
 
  private:
   Tensor value_;

@@ -22,6 +22,7 @@ class GuardedKernel : public OpKernel {
       return ctx.Error(errors::Internal(absl::StrCat("CPU kernel failed: ", e.what())));
     }
   }
+  const Tensor* ConstantOutput() const override { return inner_->ConstantOutput(); }
 
  private:
   std::unique_ptr<OpKernel> inner_;

@@ -1,14 +1,90 @@
-// MatMul: oneDNN matmul for float32 (transposes expressed as strides), loops otherwise.
+// MatMul(a, b[, bias]) with an optional fused activation (core/ops/math_ops.cc):
+// oneDNN matmul for float32 (transposes expressed as strides, bias and activation as
+// the primitive's bias and eltwise post-op), loops otherwise. When b is a Const
+// (`constant_weights`, set by compiler/passes/matmul_fusion) the primitive takes b in
+// the layout it prefers, reordered once and shared (packed_weights.h); only that
+// Const's own value is packed (a value fed in its place runs unpacked). Small products
+// run on one thread; mid-sized ones with several rows are split by rows with a helper
+// thread (matmul_helper.h); large ones use oneDNN's OpenMP team.
+#include <omp.h>
+
+#include <array>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/matmul_helper.h"
+#include "executor/cpu/node_attrs.h"
+#include "executor/cpu/packed_weights.h"
 
 namespace graphd::executor::cpu {
 namespace {
 
+// The activation applied after the bias: none, Relu, or Clip to [lo, hi].
+struct Activation {
+  enum Kind { kNone, kRelu, kClip } kind = kNone;
+  float lo = 0, hi = 0;
+
+  template <typename T>
+  T Apply(T v) const {
+    if (kind == kRelu) return v < T(0) ? T(0) : v;
+    if (kind == kClip) return v < T(lo) ? T(lo) : (v > T(hi) ? T(hi) : v);
+    return v;
+  }
+};
+
+// Products below this many multiply-adds run on the calling thread alone: waking the
+// OpenMP team (a futex wake per worker when, as in the server, several threads each
+// own a team) costs more than the second core saves. Measured on the MLP benchmark
+// (2 cores): 1x256x512 .. 16x512x512 products took 1.3-2.5x longer with two threads.
+constexpr int64_t kOneThreadMacs = int64_t{1} << 23;
+// Products of at least this many multiply-adds (and more than one row, below
+// kOneThreadMacs) are split by rows between the calling thread and the helper thread
+// (matmul_helper.h): each half is then tens of microseconds, far above the hand-off.
+constexpr int64_t kSplitMacs = int64_t{1} << 20;
+
+// While alive (and `active`), primitives created on this thread use one thread.
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool active) : saved_(active ? omp_get_max_threads() : 0) {
+    if (saved_ > 0) omp_set_num_threads(1);
+  }
+  ~OneThreadScope() {
+    if (saved_ > 0) omp_set_num_threads(saved_);
+  }
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
+
+struct MatMulOptions {
+  bool ta = false, tb = false;
+  bool has_bias = false;
+  Activation act;
+  Tensor constant_b;  // b's Const value when `constant_weights`, else invalid
+};
+
 class MatMulKernel : public OpKernel {
  public:
-  MatMulKernel(bool ta, bool tb) : ta_(ta), tb_(tb) {}
+  explicit MatMulKernel(MatMulOptions o) : o_(std::move(o)) {
+    attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle)
+    if (o_.act.kind != Activation::kNone) {
+      dnnl::post_ops ops;
+      if (o_.act.kind == Activation::kRelu) {
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+      } else {
+        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, o_.act.lo, o_.act.hi);
+      }
+      attr_.set_post_ops(ops);
+    }
+  }
 
   Status Compute(KernelContext& ctx) override {
     const Tensor& a = ctx.input(0);
@@ -17,30 +93,37 @@ class MatMulKernel : public OpKernel {
       return ctx.Error(absl::StrCat("inputs must be matrices, got ", a.shape().ToString(),
                                     " and ", b.shape().ToString()));
     }
-    int64_t m = a.shape().dim(ta_ ? 1 : 0), k = a.shape().dim(ta_ ? 0 : 1);
-    int64_t k2 = b.shape().dim(tb_ ? 1 : 0), n = b.shape().dim(tb_ ? 0 : 1);
+    int64_t m = a.shape().dim(o_.ta ? 1 : 0), k = a.shape().dim(o_.ta ? 0 : 1);
+    int64_t k2 = b.shape().dim(o_.tb ? 1 : 0), n = b.shape().dim(o_.tb ? 0 : 1);
     if (k != k2) {
       return ctx.Error(absl::StrCat("inner dimensions differ: ", a.shape().ToString(), " x ",
                                     b.shape().ToString()));
     }
+    const Tensor* bias = o_.has_bias ? &ctx.input(2) : nullptr;
+    if (bias != nullptr && (bias->dtype() != a.dtype() || bias->num_elements() != n)) {
+      return ctx.Error(absl::StrCat("bias must hold ", n, " ", DTypeName(a.dtype()), " values, got ",
+                                    bias->DebugString()));
+    }
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape({m, n})));
     if (m == 0 || n == 0) return absl::OkStatus();
-    if (a.dtype() == DType::kFloat32 && k > 0) {
-      RunDnnl(a, b, *out, m, k, n);
-      return absl::OkStatus();
-    }
+    if (a.dtype() == DType::kFloat32 && k > 0) return RunDnnl(a, b, bias, *out, m, k, n);
     return DispatchNumeric(a.dtype(), [&]<typename T>() -> Status {
       const T* pa = a.data<T>();
       const T* pb = b.data<T>();
+      const T* pbias = bias != nullptr ? bias->data<T>() : nullptr;
       T* po = out->data<T>();
       for (int64_t i = 0; i < m; ++i) {
         RETURN_IF_ERROR(ctx.cancellation().Check());
         for (int64_t j = 0; j < n; ++j) {
           T acc{};
           for (int64_t p = 0; p < k; ++p) {
-            T x = ta_ ? pa[p * m + i] : pa[i * k + p];
-            T y = tb_ ? pb[j * k + p] : pb[p * n + j];
+            T x = o_.ta ? pa[p * m + i] : pa[i * k + p];
+            T y = o_.tb ? pb[j * k + p] : pb[p * n + j];
             acc = static_cast<T>(acc + x * y);
+          }
+          if constexpr (std::is_floating_point_v<T>) {
+            if (pbias != nullptr) acc += pbias[j];
+            acc = o_.act.Apply(acc);
           }
           po[i * n + j] = acc;
         }
@@ -50,37 +133,148 @@ class MatMulKernel : public OpKernel {
   }
 
  private:
-  void RunDnnl(const Tensor& a, const Tensor& b, Tensor& out, int64_t m, int64_t k, int64_t n) {
-    using dt = dnnl::memory::data_type;
-    dnnl::memory::desc ad({m, k}, dt::f32, ta_ ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
-    dnnl::memory::desc bd({k, n}, dt::f32, tb_ ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
-    dnnl::memory::desc od({m, n}, dt::f32, dnnl::memory::dims{n, 1});
-    dnnl::matmul prim = cache_.Get({m, k, n}, [&] {
-      return dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, od),
-                                                       PrimitiveAttr(), Engine()));
-    });
-    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(ad, a)},
-                        {DNNL_ARG_WEIGHTS, Wrap(bd, b)},
-                        {DNNL_ARG_DST, Wrap(od, out)}});
+  // Memory objects for one run of a shape's primitive, pointed at each run's buffers
+  // (cheaper than creating them per run), with the run's scratchpad. One per
+  // concurrent run: a run takes one from its shape's spares and gives it back.
+  struct Args {
+    dnnl::memory src, weights, bias, dst;
+    std::unordered_map<int, dnnl::memory> map;
+  };
+
+  // One shape's primitive, descriptors and, for constant weights, b in the
+  // primitive's layout.
+  struct Prepared {
+    std::array<int64_t, 4> key;  // m, k, n, packed
+    dnnl::matmul prim;
+    dnnl::memory::desc ad, bd, od, biasd, scratchpad;
+    std::shared_ptr<const PackedWeights> packed;
+    std::vector<std::unique_ptr<Args>> spares;  // guarded by the kernel's mu_
+  };
+
+  Status RunDnnl(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t m,
+                 int64_t k, int64_t n) {
+    const bool packed = o_.constant_b.valid() && b.buffer() == o_.constant_b.buffer();
+    const int64_t macs = m * k * n;
+    static const bool multi_core = std::thread::hardware_concurrency() > 1;
+    if (o_.ta || m < 2 || macs < kSplitMacs || macs >= kOneThreadMacs || !multi_core || IntraOpThreads() == 1) {
+      return RunRows(a, b, bias, out, 0, m, k, n, packed);
+    }
+    // Rows [0, m0) here, [m0, m) on the helper thread (or here too when it is busy).
+    const int64_t m0 = (m + 1) / 2;
+    Status first, second;
+    RunPairWithHelper([&] { first = RunRows(a, b, bias, out, 0, m0, k, n, packed); },
+                      [&] { second = RunRows(a, b, bias, out, m0, m - m0, k, n, packed); });
+    RETURN_IF_ERROR(first);
+    return second;
   }
 
-  bool ta_, tb_;
-  PrimitiveCache<dnnl::matmul> cache_;
+  // Rows [row, row + rows) of the product (row == 0 and all rows when a is transposed).
+  Status RunRows(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t row, int64_t rows,
+                 int64_t k, int64_t n, bool packed) {
+    const std::array<int64_t, 4> key{rows, k, n, packed ? 1 : 0};
+    std::shared_ptr<Prepared> p;
+    std::unique_ptr<Args> args;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ASSIGN_OR_RETURN(p, PrepareLocked(key));
+      if (!p->spares.empty()) {
+        args = std::move(p->spares.back());
+        p->spares.pop_back();
+      }
+    }
+    if (args == nullptr) args = MakeArgs(*p, bias != nullptr);
+    args->src.set_data_handle(a.data<float>() + row * k);
+    if (!packed) args->weights.set_data_handle(b.raw_data());
+    if (bias != nullptr) args->bias.set_data_handle(bias->raw_data());
+    args->dst.set_data_handle(out.data<float>() + row * n);
+    p->prim.execute(ThreadStream(), args->map);
+    ThreadStream().wait();
+    std::lock_guard<std::mutex> lock(mu_);
+    p->spares.push_back(std::move(args));
+    return absl::OkStatus();
+  }
+
+  std::unique_ptr<Args> MakeArgs(const Prepared& p, bool has_bias) const {
+    auto args = std::make_unique<Args>();
+    args->src = dnnl::memory(p.ad, Engine(), DNNL_MEMORY_NONE);
+    args->weights = p.packed ? p.packed->memory : dnnl::memory(p.bd, Engine(), DNNL_MEMORY_NONE);
+    args->dst = dnnl::memory(p.od, Engine(), DNNL_MEMORY_NONE);
+    args->map = {{DNNL_ARG_SRC, args->src}, {DNNL_ARG_WEIGHTS, args->weights}, {DNNL_ARG_DST, args->dst}};
+    if (has_bias) {
+      args->bias = dnnl::memory(p.biasd, Engine(), DNNL_MEMORY_NONE);
+      args->map.emplace(DNNL_ARG_BIAS, args->bias);
+    }
+    // A scratchpad of its own (allocated by oneDNN): runs never share one.
+    if (p.scratchpad.get_size() > 0) args->map.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(p.scratchpad, Engine()));
+    return args;
+  }
+
+  // The entry for `key` (m, k, n, packed), made on first use: the primitive and, when
+  // packed, the packed copy of the constant b.
+  StatusOr<std::shared_ptr<Prepared>> PrepareLocked(const std::array<int64_t, 4>& key) {
+    for (const std::shared_ptr<Prepared>& e : cache_) {
+      if (e->key == key) return e;
+    }
+    const auto [m, k, n, packed] = key;
+    using dt = dnnl::memory::data_type;
+    auto p = std::make_shared<Prepared>();
+    p->key = key;
+    p->ad = dnnl::memory::desc({m, k}, dt::f32, o_.ta ? dnnl::memory::dims{1, m} : dnnl::memory::dims{k, 1});
+    p->bd = dnnl::memory::desc({k, n}, dt::f32, o_.tb ? dnnl::memory::dims{1, k} : dnnl::memory::dims{n, 1});
+    p->od = dnnl::memory::desc({m, n}, dt::f32, dnnl::memory::dims{n, 1});
+    if (o_.has_bias) p->biasd = dnnl::memory::desc({1, n}, dt::f32, dnnl::memory::dims{n, 1});
+    dnnl::memory::desc wd = packed ? dnnl::memory::desc({k, n}, dt::f32, dnnl::memory::format_tag::any) : p->bd;
+    // oneDNN fixes a primitive's thread count when it is created.
+    OneThreadScope one_thread(m * k * n < kOneThreadMacs);
+    dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->ad, wd, p->biasd, p->od), attr_, Engine());
+    p->prim = dnnl::matmul(pd);
+    p->scratchpad = pd.scratchpad_desc();
+    if (packed) {
+      ASSIGN_OR_RETURN(p->packed, GetPackedWeights(o_.constant_b, p->bd, pd.weights_desc()));
+    }
+    if (cache_.size() >= kCacheCapacity) cache_.erase(cache_.begin());
+    cache_.push_back(p);
+    return p;
+  }
+
+  static constexpr size_t kCacheCapacity = 8;
+
+  MatMulOptions o_;
+  dnnl::primitive_attr attr_;  // PrimitiveAttr plus the fused activation
+  std::mutex mu_;
+  std::vector<std::shared_ptr<Prepared>> cache_;  // guarded by mu_, oldest first
 };
 
-bool BoolAttr(const Node& node, absl::string_view name) {
-  auto it = node.attrs().find(name);
-  return it != node.attrs().end() && std::get<bool>(it->second);
+StatusOr<std::unique_ptr<OpKernel>> MakeMatMul(const Node& node) {
+  MatMulOptions o{.ta = AttrOr<bool>(node, "transpose_a", false),
+                  .tb = AttrOr<bool>(node, "transpose_b", false),
+                  .has_bias = node.inputs().size() > 2};
+  if (AttrOr<bool>(node, "constant_weights", false)) {
+    const Node& producer = *node.inputs()[1].node;
+    auto value = producer.attrs().find("value");
+    if (producer.op_name() != "Const" || value == producer.attrs().end() ||
+        !std::holds_alternative<Tensor>(value->second)) {
+      return errors::InvalidArgument(absl::StrCat(node.name(), ": constant_weights is set but input 1 comes from ",
+                                                  producer.op_name(), ", not a Const"));
+    }
+    o.constant_b = std::get<Tensor>(value->second);
+  }
+  const std::string kind = AttrOr<std::string>(node, "activation", "");
+  if (kind == "Relu") {
+    o.act.kind = Activation::kRelu;
+  } else if (kind == "Clip") {
+    o.act = {.kind = Activation::kClip, .lo = AttrOr<float>(node, "clip_min", 0.f),
+             .hi = AttrOr<float>(node, "clip_max", 0.f)};
+  } else if (!kind.empty()) {
+    return errors::InvalidArgument(absl::StrCat(node.name(), ": unknown fused activation '", kind, "'"));
+  }
+  return std::make_unique<MatMulKernel>(std::move(o));
 }
 
 }  // namespace
 
 void RegisterMatMulKernels(KernelRegistry& r) {
-  r.Register("MatMul", kCpu, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64},
-             [](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
-               return std::make_unique<MatMulKernel>(BoolAttr(node, "transpose_a"),
-                                                     BoolAttr(node, "transpose_b"));
-             });
+  r.Register("MatMul", kCpu, {DType::kFloat32, DType::kFloat64, DType::kInt32, DType::kInt64}, MakeMatMul);
 }
 
 }  // namespace graphd::executor::cpu

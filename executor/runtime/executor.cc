@@ -57,6 +57,10 @@ Status PlanRunner::Run(std::vector<Tensor>& values, const RunContext& ctx) {
         return live;
       }
     }
+    if (step.constant != nullptr) {  // a Const: no inputs, its one output shared
+      if (step.output_slots[0] != discard) slots_[step.output_slots[0]] = *step.constant;
+      continue;
+    }
     inputs_.clear();
     for (int s : step.input_slots) inputs_.push_back(s == Plan::kNoSlot ? &kEmpty : &slots_[s]);
     const size_t num_outputs = step.output_slots.size();

@@ -69,6 +69,7 @@ StatusOr<std::unique_ptr<const Plan>> Plan::Build(const ExecutionSpec& spec, con
       auto it = slot_of.find(ref);
       step.output_slots.push_back(fed || it == slot_of.end() ? discard : it->second);
     }
+    if (node->num_outputs() == 1) step.constant = step.kernel->ConstantOutput();
     plan->steps_.push_back(std::move(step));
   }
   return std::unique_ptr<const Plan>(std::move(plan));

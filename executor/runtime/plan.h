@@ -21,6 +21,8 @@ class Plan {
     std::vector<int> input_slots;   // kNoSlot for ref inputs
     std::vector<int> output_slots;  // kDiscardSlot for outputs nobody reads
     std::vector<int> release_slots; // slots last read by this step
+    // The kernel's fixed output (OpKernel::ConstantOutput), bound without running it.
+    const Tensor* constant = nullptr;
   };
   static constexpr int kNoSlot = -1;
 

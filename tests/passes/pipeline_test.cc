@@ -49,9 +49,9 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_add_fusion",
-                                                     "conv_activation_fusion", "conv_layout"));
+                                                     "conv_activation_fusion", "matmul_fusion", "conv_layout"));
   EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_add_fusion",
-                                              "conv_activation_fusion", "conv_layout"));
+                                              "conv_activation_fusion", "matmul_fusion", "conv_layout"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -86,7 +86,7 @@ TEST(PipelineTest, WithoutAnEvaluatorThereIsNoFolding) {
   auto pipeline = MakeDefaultPipeline(nullptr, Verified({"constant_folding"}));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("cse", "dce", "conv_add_fusion", "conv_activation_fusion",
-                                                     "conv_layout"));
+                                                     "matmul_fusion", "conv_layout"));
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(Text(body), HasSubstr("add = Add(c2, c3)"));
@@ -97,7 +97,7 @@ TEST(PipelineTest, UnknownPassNamesAreRejected) {
   ASSERT_FALSE(pipeline.ok());
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, "
-                                                             "conv_add_fusion, conv_activation_fusion, conv_layout)"));
+                                                             "conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout)"));
 }
 
 TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
@@ -113,7 +113,7 @@ TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "dce", "conv_add_fusion", "conv_activation_fusion",
-                                  "conv_layout"));
+                                  "matmul_fusion", "conv_layout"));
   EXPECT_THAT(after_fold, HasSubstr("add/folded = Const"));
   EXPECT_THAT(after_fold, HasSubstr("dead = Tanh(y)"));
 }

@@ -405,5 +405,31 @@ TEST(PlanRunnerTest, RerunsInPlaceWithTheSameResults) {
   ExpectClose(values[0], {42, 1806, 24492});
 }
 
+TEST(ConstStepTest, ConstsAreBoundWithoutAKernelCallAndShareTheirValue) {
+  Graph g;
+  Tensor value = Make<float>(Shape({2}), {1.5f, -2.f});
+  const Node* c = *g.AddNode({.name = "c", .op = "Const", .attrs = {{"value", value}}});
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{2}));
+  ASSERT_TRUE(g.AddNode({.name = "sum", .op = "Add", .inputs = {{x, 0}, {c, 0}}}).ok());
+  const std::vector<std::string> feeds{"x"}, fetches{"sum", "c"}, targets;
+  auto spec = compiler::Prune(g, feeds, fetches, targets);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto plan = Plan::Build(*spec, Device());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  int constants = 0;
+  for (const Plan::Step& step : (*plan)->steps()) {
+    EXPECT_EQ(step.constant != nullptr, step.node == c) << step.node->name();
+    constants += step.constant != nullptr;
+  }
+  EXPECT_EQ(constants, 1);
+  CancellationToken token;
+  for (int run = 0; run < 2; ++run) {
+    auto out = Execute(**plan, {Make<float>(Shape({2}), {1.f, 2.f})}, {.cancellation = &token});
+    ASSERT_TRUE(out.ok()) << out.status();
+    ExpectClose((*out)[0], {2.5, 0.0});
+    EXPECT_EQ((*out)[1].buffer(), value.buffer());  // the Const's own buffer, not a copy
+  }
+}
+
 }  // namespace
 }  // namespace graphd::executor::test

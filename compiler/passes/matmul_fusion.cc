@@ -1,0 +1,179 @@
+#include "compiler/passes/matmul_fusion.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "compiler/passes/pass_util.h"
+
+namespace graphd::compiler::passes {
+namespace {
+
+// The value of a scalar (one element) float32 Const, if `ref` is one.
+std::optional<float> ScalarConst(OutputRef ref) {
+  if (ref.node->op_name() != "Const") return std::nullopt;
+  auto it = ref.node->attrs().find("value");
+  if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
+  const Tensor& t = std::get<Tensor>(it->second);
+  if (t.dtype() != DType::kFloat32 || t.num_elements() != 1) return std::nullopt;
+  return t.data<float>()[0];
+}
+
+// Data uses of each node's output 0 (a body result counts as two: it must stay), and
+// the user when there is exactly one.
+struct Uses {
+  std::vector<int> count;
+  std::vector<const Node*> only_user;
+
+  explicit Uses(const FunctionBody& body)
+      : count(body.graph->num_nodes(), 0), only_user(body.graph->num_nodes(), nullptr) {
+    const Graph& g = *body.graph;
+    for (int id = 0; id < g.num_nodes(); ++id) {
+      for (const OutputRef& in : g.node(id)->inputs()) {
+        if (in.index != 0) continue;
+        ++count[in.node->id()];
+        only_user[in.node->id()] = g.node(id);
+      }
+    }
+    for (const OutputRef& r : body.results) count[r.node->id()] += 2;
+  }
+
+  // The only user of `node`'s output 0, when it has exactly one use.
+  const Node* OnlyUser(const Node& node) const {
+    return count[node.id()] == 1 ? only_user[node.id()] : nullptr;
+  }
+};
+
+// What fusing into one MatMul changes.
+struct Fusion {
+  std::vector<OutputRef> inputs;
+  AttrMap attrs;
+  const Node* last;                   // the node whose output the fused MatMul replaces
+  std::vector<const Node*> absorbed;  // nodes that go with the original MatMul
+};
+
+class Fuser {
+ public:
+  Fuser(const FunctionBody& body, const std::vector<bool>& control_outputs, const std::vector<bool>& removed)
+      : uses_(body), control_outputs_(control_outputs), removed_(removed) {}
+
+  // The fusion for `mm`, or nullopt when nothing changes.
+  std::optional<Fusion> Plan(const Node& mm) const {
+    if (mm.op_name() != "MatMul" || mm.output(0).dtype != DType::kFloat32 || IsPinned(mm, control_outputs_)) {
+      return std::nullopt;
+    }
+    Fusion f{.inputs = mm.inputs(), .attrs = mm.attrs(), .last = &mm, .absorbed = {}};
+    bool changed = false;
+    if (f.inputs.size() == 2 && !f.attrs.contains("activation")) changed |= AddBias(mm, f);
+    if (!f.attrs.contains("activation")) changed |= AddActivation(f);
+    if (!f.attrs.contains("constant_weights") && mm.inputs()[1].node->op_name() == "Const") {
+      f.attrs["constant_weights"] = true;
+      changed = true;
+    }
+    if (!changed) return std::nullopt;
+    return f;
+  }
+
+ private:
+  // A node the fusion may take over: the only user of `producer`, not pinned, not
+  // already taken by another fusion.
+  const Node* Absorbable(const Node& producer) const {
+    const Node* user = uses_.OnlyUser(producer);
+    if (user == nullptr || removed_[user->id()] || IsPinned(*user, control_outputs_)) return nullptr;
+    return user;
+  }
+
+  bool AddBias(const Node& mm, Fusion& f) const {
+    const Node* add = Absorbable(mm);
+    if (add == nullptr || add->op_name() != "Add" || add->inputs().size() != 2) return false;
+    const OutputRef self{&mm, 0};
+    const OutputRef c = add->inputs()[0] == self ? add->inputs()[1] : add->inputs()[0];
+    if (c == self || removed_[c.node->id()]) return false;
+    const TensorType& ct = c.node->output(c.index);
+    const PartialShape& out = mm.output(0).shape;
+    if (ct.dtype != DType::kFloat32 || !ct.shape.known_rank() || !out.known_rank() || out.rank() != 2) return false;
+    const int64_t n = out.dim(1);
+    const PartialShape& cs = ct.shape;
+    const bool row = (cs.rank() == 1 && cs.dim(0) == n) || (cs.rank() == 2 && cs.dim(0) == 1 && cs.dim(1) == n);
+    if (n == kUnknownDim || !row || !(add->output(0).shape == out)) return false;
+    f.inputs.push_back(c);
+    f.last = add;
+    f.absorbed.push_back(add);
+    return true;
+  }
+
+  bool AddActivation(Fusion& f) const {
+    const Node* act = Absorbable(*f.last);
+    if (act == nullptr || act->inputs().empty() || act->inputs()[0] != OutputRef{f.last, 0}) return false;
+    const Node* last = act;
+    std::vector<const Node*> taken{act};
+    if (act->op_name() == "Relu" && act->inputs().size() == 1) {
+      f.attrs["activation"] = std::string("Relu");
+    } else if (act->op_name() == "Maximum" && act->inputs().size() == 2) {
+      std::optional<float> lo = ScalarConst(act->inputs()[1]);
+      if (!lo.has_value() || std::isnan(*lo)) return false;
+      float hi = std::numeric_limits<float>::infinity();
+      const Node* min = Absorbable(*act);
+      if (min != nullptr && min->op_name() == "Minimum" && min->inputs().size() == 2 &&
+          min->inputs()[0] == OutputRef{act, 0}) {
+        std::optional<float> h = ScalarConst(min->inputs()[1]);
+        if (h.has_value() && *h >= *lo) {
+          hi = *h;
+          last = min;
+          taken.push_back(min);
+        }
+      }
+      f.attrs["activation"] = std::string("Clip");
+      f.attrs["clip_min"] = *lo;
+      f.attrs["clip_max"] = hi;
+    } else {
+      return false;
+    }
+    // Only same-typed results (no broadcasting by the activation's other input).
+    if (last->output(0).dtype != f.last->output(0).dtype || !(last->output(0).shape == f.last->output(0).shape)) {
+      f.attrs.erase("activation");
+      f.attrs.erase("clip_min");
+      f.attrs.erase("clip_max");
+      return false;
+    }
+    f.last = last;
+    f.absorbed.insert(f.absorbed.end(), taken.begin(), taken.end());
+    return true;
+  }
+
+  Uses uses_;
+  const std::vector<bool>& control_outputs_;
+  const std::vector<bool>& removed_;
+};
+
+}  // namespace
+
+StatusOr<bool> MatMulFusion::Run(FunctionBody& body) const {
+  Graph& g = *body.graph;
+  const int n = g.num_nodes();
+  const std::vector<bool> control_outputs = ControlOutputs(g);
+  std::vector<bool> remove(n, false);
+  std::vector<int> rank(n);
+  for (int id = 0; id < n; ++id) rank[id] = id;
+  const Fuser fuser(body, control_outputs, remove);
+  bool changed = false;
+  for (int id = 0; id < n; ++id) {
+    const Node& mm = *g.node(id);
+    if (remove[id]) continue;
+    std::optional<Fusion> f = fuser.Plan(mm);
+    if (!f.has_value()) continue;
+    ASSIGN_OR_RETURN(const Node* replacement,
+                     g.AddNode({.name = FreshName(g, mm.name() + "_" + std::string(kName)), .op = "MatMul",
+                                .inputs = std::move(f->inputs), .attrs = std::move(f->attrs), .device = mm.device()}));
+    RETURN_IF_ERROR(body.ReplaceAllUses({f->last, 0}, {replacement, 0}).status());
+    remove.push_back(false);
+    rank.push_back(f->last->id());
+    remove[id] = true;
+    for (const Node* a : f->absorbed) remove[a->id()] = true;
+    changed = true;
+  }
+  if (changed) RETURN_IF_ERROR(g.Compact(remove, &rank));
+  return changed;
+}
+
+}  // namespace graphd::compiler::passes

@@ -1,0 +1,27 @@
+// A second thread for splitting one small matrix product across two cores without an
+// OpenMP team. The caller offers half of the work and does its own half; the helper,
+// when awake and idle, takes the offer, otherwise the caller takes it back and does it
+// too. So a late or busy helper costs only the offer, never a wait for a wake-up: that
+// wake-up (a futex, 20-50 us on a loaded VM) is what makes OpenMP teams too slow for
+// products of a few million multiply-adds when several server threads each own a team.
+// After each piece of work the helper spins briefly for the next before it sleeps. When
+// a caller had to wait long for a half the helper took (a preempted helper: a loaded
+// box), offers stop for a while and callers work alone.
+//
+// Thread-safe: concurrent callers share the one helper; whoever finds it taken does
+// both halves itself.
+#ifndef GRAPHD_EXECUTOR_CPU_MATMUL_HELPER_H_
+#define GRAPHD_EXECUTOR_CPU_MATMUL_HELPER_H_
+
+#include <functional>
+
+namespace graphd::executor::cpu {
+
+// Runs `mine` on the calling thread and `other` on the helper thread or, when the
+// helper does not take it in time, on the calling thread after `mine`. Returns when
+// both are done. An exception from `other` is rethrown here.
+void RunPairWithHelper(const std::function<void()>& mine, const std::function<void()>& other);
+
+}  // namespace graphd::executor::cpu
+
+#endif  // GRAPHD_EXECUTOR_CPU_MATMUL_HELPER_H_
