@@ -1,5 +1,6 @@
 #include "compiler/passes/batchnorm_folding.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <optional>
@@ -198,7 +199,9 @@ StatusOr<bool> BatchNormFolding::Run(FunctionBody& body) const {
       chain.push_back(step);
       last = step;
     }
-    if (chain.empty()) continue;
+    // A MatMul's bias Add alone is matmul_fusion's (which also takes non-constant biases).
+    const bool only_adds = std::all_of(chain.begin(), chain.end(), [](const Node* s) { return s->op_name() == "Add"; });
+    if (chain.empty() || (node.op_name() == "MatMul" && only_adds)) continue;
 
     const std::string base = FreshName(g, node.name() + "_" + std::string(kName));
     std::vector<OutputRef> inputs{node.inputs()[0], node.inputs()[1]};

@@ -9,7 +9,8 @@
 //   - a float32 ConvND (no residual, activation or channels_last) whose filter is a
 //     Const and whose bias, if any, is a Const: the channel is output dim 1;
 //   - a float32 MatMul (no activation) whose b is a Const and whose bias, if any, is
-//     a Const: the channel is output dim 1 (the column);
+//     a Const: the channel is output dim 1 (the column); a chain of Adds alone is
+//     left to matmul_fusion;
 // where each c is a float32 Const with finite values that varies at most along the
 // channel (its other broadcast dims are 1), each step's result has the producer's
 // shape, and every value but the last has that one use and is no result. With

@@ -124,7 +124,12 @@ TEST(BatchNormFoldingTest, StopsWhereTheChainIsNotPerChannelOrNotItsOwn) {
                           .Node("m6", "Mul", {"c6", "inf"})           // not finite
                           .Node("c7", "ConvND", {"x", "w"})
                           .Node("m7", "Mul", {"c7", "s", "^m6"})      // pinned by a control edge
-                          .Return({"m1", "m2", "other", "m3", "m4", "m5", "m6", "m7"});
+                          .Arg("a", DType::kFloat32, Dims({4, 2}))
+                          .Node("wm", "Const", {}, Value(Floats({2, 2}, {1, 2, 3, 4})))
+                          .Node("brow", "Const", {}, Value(Floats({2}, {1, 2})))
+                          .Node("mm", "MatMul", {"a", "wm"})
+                          .Node("bias", "Add", {"mm", "brow"})         // matmul_fusion's
+                          .Return({"m1", "m2", "other", "m3", "m4", "m5", "m6", "m7", "bias"});
   const std::string before = Text(body);
   EXPECT_FALSE(RunPass(BatchNormFolding(), body));
   EXPECT_EQ(Text(body), before);
