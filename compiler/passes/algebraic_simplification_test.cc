@@ -100,6 +100,27 @@ TEST(AlgebraicSimplificationTest, NoOpsGoAndTransposesCompose) {
   EXPECT_FALSE(RunPass(pass, body));
 }
 
+TEST(AlgebraicSimplificationTest, ReversalsCancelAndReshapesToTheSameShapeGo) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({-1, 3}))
+                          .Node("t1", "Transpose", {"x"})  // no perm: reversed
+                          .Node("t2", "Transpose", {"t1"})
+                          .Node("t3", "Transpose", {"x"}, {{"perm", IntList{1, 0}}})
+                          .Node("t4", "Transpose", {"t3"})
+                          .Node("r", "Reshape", {"x"}, {{"shape", IntList{-1, 3}}})
+                          .Node("r2", "Reshape", {"x"}, {{"shape", IntList{3, -1}}})  // [3,?]: not x's shape
+                          .Node("a", "Add", {"t2", "t4"})
+                          .Node("b", "Add", {"a", "r"})
+                          .Return({"b", "r2"});
+  EXPECT_TRUE(RunPass(AlgebraicSimplification(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[?,3]]() : float32[?,3]\n"
+            "r2 = Reshape[shape=[3, -1]](x) : float32[3,?]\n"
+            "a = Add(x, x) : float32[?,3]\n"
+            "b = Add(a, x) : float32[?,3]\n"
+            "return b, r2\n");
+}
+
 TEST(AlgebraicSimplificationTest, LeavesPinnedNodesAndWhatTheyRead) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({2, 3}))
