@@ -3,6 +3,8 @@
 
 #include <limits>
 
+#include "compiler/passes/conv_activation_fusion.h"
+#include "compiler/passes/conv_add_fusion.h"
 #include "compiler/passes/pass_test_util.h"
 #include "gmock/gmock.h"
 
@@ -50,6 +52,33 @@ TEST(BatchNormFoldingTest, FoldsTheImportersBatchNormIntoTheConvAndKeepsTheRelu)
             "r = Relu(c_batchnorm_folding) : float32[?,2,3,3]\n"
             "return r\n");
   EXPECT_FALSE(RunPass(pass, body));
+}
+
+// In the pipeline's order the folded conv then takes its residual Add and its Relu.
+TEST(BatchNormFoldingTest, TheFoldedConvStillFusesItsResidualAndRelu) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 2, 3, 3}))
+                          .Arg("r", DType::kFloat32, Dims({1, 2, 3, 3}))
+                          .Node("w", "Const", {}, Value(Floats({2, 2, 1, 1}, {1, 2, 3, 4})))
+                          .Node("s", "Const", {}, Value(Floats({2, 1, 1}, {2, 4})))
+                          .Node("beta", "Const", {}, Value(Floats({2, 1, 1}, {1, -1})))
+                          .Node("c", "ConvND", {"x", "w"})
+                          .Node("scaled", "Mul", {"c", "s"})
+                          .Node("bn", "Add", {"scaled", "beta"})
+                          .Node("sum", "Add", {"bn", "r"})
+                          .Node("y", "Relu", {"sum"})
+                          .Return({"y"});
+  EXPECT_TRUE(RunPass(BatchNormFolding(), body));
+  EXPECT_TRUE(RunPass(ConvAddFusion(), body));
+  EXPECT_TRUE(RunPass(ConvActivationFusion(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,2,3,3]]() : float32[1,2,3,3]\n"
+            "r = Arg[dtype=float32, shape=[1,2,3,3]]() : float32[1,2,3,3]\n"
+            "c_batchnorm_folding/weights = Const[value=float32[2,2,1,1]{2, 4, 12, 16}]() : float32[2,2,1,1]\n"
+            "c_batchnorm_folding/bias = Const[value=float32[2]{1, -1}]() : float32[2]\n"
+            "c_batchnorm_folding_conv_add_fusion_conv_activation_fusion = ConvND[activation=\"Relu\", residual=true]"
+            "(x, c_batchnorm_folding/weights, c_batchnorm_folding/bias, r) : float32[1,2,3,3]\n"
+            "return c_batchnorm_folding_conv_add_fusion_conv_activation_fusion\n");
 }
 
 TEST(BatchNormFoldingTest, FoldsIntoAMatMulByColumnAndAddsABias) {
