@@ -197,8 +197,8 @@ TEST_F(ParseCommandLineTest, DisablePasses) {
   auto bad = Parse({"--disable-passes", "constant_folding,fusion"});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(exit_code_, 2);
-  EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, "
-                                                        "conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout)"));
+  EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, dce, "
+                                                        "batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout)"));
 }
 
 TEST_F(ParseCommandLineTest, UnknownFlag) {

@@ -4,6 +4,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/passes/algebraic_simplification.h"
+#include "compiler/passes/batchnorm_folding.h"
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/conv_activation_fusion.h"
 #include "compiler/passes/conv_add_fusion.h"
@@ -64,8 +66,9 @@ std::vector<std::string> Pipeline::PassNames() const {
 }
 
 std::vector<std::string> DefaultPassNames() {
-  return {std::string(ConstantFolding::kName), std::string(CommonSubexpressionElimination::kName),
-          std::string(DeadCodeElimination::kName), std::string(ConvAddFusion::kName),
+  return {std::string(ConstantFolding::kName), std::string(AlgebraicSimplification::kName),
+          std::string(CommonSubexpressionElimination::kName), std::string(DeadCodeElimination::kName),
+          std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
           std::string(ConvActivationFusion::kName), std::string(MatMulFusion::kName),
           std::string(ConvLayout::kName)};
 }
@@ -85,8 +88,10 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   } else {
     options.disabled.erase(std::string(ConstantFolding::kName));
   }
+  passes.push_back(std::make_unique<AlgebraicSimplification>());
   passes.push_back(std::make_unique<CommonSubexpressionElimination>());
   passes.push_back(std::make_unique<DeadCodeElimination>());
+  passes.push_back(std::make_unique<BatchNormFolding>());
   passes.push_back(std::make_unique<ConvAddFusion>());
   passes.push_back(std::make_unique<ConvActivationFusion>());
   passes.push_back(std::make_unique<MatMulFusion>());

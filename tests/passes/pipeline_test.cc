@@ -48,9 +48,11 @@ PipelineOptions Verified(absl::flat_hash_set<std::string> disabled = {}) {
 TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_add_fusion",
+  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
+                                                     "batchnorm_folding", "conv_add_fusion",
                                                      "conv_activation_fusion", "matmul_fusion", "conv_layout"));
-  EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "cse", "dce", "conv_add_fusion",
+  EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
+                                              "batchnorm_folding", "conv_add_fusion",
                                               "conv_activation_fusion", "matmul_fusion", "conv_layout"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
@@ -85,7 +87,8 @@ TEST(PipelineTest, PassesCanBeDisabledByName) {
 TEST(PipelineTest, WithoutAnEvaluatorThereIsNoFolding) {
   auto pipeline = MakeDefaultPipeline(nullptr, Verified({"constant_folding"}));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("cse", "dce", "conv_add_fusion", "conv_activation_fusion",
+  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("algebraic_simplification", "cse", "dce", "batchnorm_folding",
+                                                     "conv_add_fusion", "conv_activation_fusion",
                                                      "matmul_fusion", "conv_layout"));
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
@@ -96,8 +99,8 @@ TEST(PipelineTest, UnknownPassNamesAreRejected) {
   auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified({"cse", "fusion"}));
   ASSERT_FALSE(pipeline.ok());
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, cse, dce, "
-                                                             "conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout)"));
+  EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, "
+                                                             "dce, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout)"));
 }
 
 TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
@@ -112,7 +115,8 @@ TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
   ASSERT_TRUE(pipeline.ok());
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
-  EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "dce", "conv_add_fusion", "conv_activation_fusion",
+  EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "algebraic_simplification", "dce",
+                                  "batchnorm_folding", "conv_add_fusion", "conv_activation_fusion",
                                   "matmul_fusion", "conv_layout"));
   EXPECT_THAT(after_fold, HasSubstr("add/folded = Const"));
   EXPECT_THAT(after_fold, HasSubstr("dead = Tanh(y)"));
