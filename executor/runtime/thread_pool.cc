@@ -1,16 +1,10 @@
 #include "executor/runtime/thread_pool.h"
 
-#include <algorithm>
-
 namespace graphd::executor {
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
-  {
-    absl::MutexLock lock(&mu_);
-    workers_.resize(num_threads_);
-  }
   threads_.reserve(num_threads_);
-  for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
+  for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this] { WorkerLoop(); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -24,7 +18,6 @@ ThreadPool::~ThreadPool() {
 void ThreadPool::Schedule(std::function<void()> fn) {
   absl::MutexLock lock(&mu_);
   queue_.push_back(std::move(fn));
-  DispatchLocked();
 }
 
 int ThreadPool::queued() const {
@@ -42,39 +35,25 @@ bool ThreadPool::TryBeginInline() {
 void ThreadPool::EndInline() {
   absl::MutexLock lock(&mu_);
   --running_;
-  DispatchLocked();
 }
 
-void ThreadPool::DispatchLocked() {
-  while (!queue_.empty() && running_ < num_threads_ && !idle_.empty()) {
-    Worker& w = workers_[idle_.back()];
-    idle_.pop_back();
-    w.task = std::move(queue_.front());
-    w.has_task = true;
-    queue_.pop_front();
-    ++running_;
-  }
-}
-
-void ThreadPool::WorkerLoop(int index) {
-  absl::MutexLock lock(&mu_);
-  Worker& self = workers_[index];
+void ThreadPool::WorkerLoop() {
   while (true) {
-    idle_.push_back(index);
-    DispatchLocked();  // queued work goes to this worker first: it is the most recent
-    auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return self.has_task || (stopping_ && queue_.empty()); };
-    mu_.Await(absl::Condition(&ready));
-    if (!self.has_task) {  // stopping and drained
-      idle_.erase(std::find(idle_.begin(), idle_.end(), index));
-      return;
+    std::function<void()> fn;
+    {
+      absl::MutexLock lock(&mu_);
+      // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
+      auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return (stopping_ && queue_.empty()) || (!queue_.empty() && running_ < num_threads_);
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) return;  // stopping and drained
+      fn = std::move(queue_.front());
+      queue_.pop_front();
+      ++running_;
     }
-    std::function<void()> fn = std::move(self.task);
-    self.task = nullptr;
-    self.has_task = false;
-    mu_.Unlock();
     fn();
-    fn = nullptr;  // destroy captured state outside the lock too
-    mu_.Lock();
+    absl::MutexLock lock(&mu_);
     --running_;
   }
 }

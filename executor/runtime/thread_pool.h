@@ -5,12 +5,6 @@
 // thread between TryBeginInline() and EndInline(): a short task may skip the hand-off
 // to a worker (a wake-up of tens of microseconds) while the pool's concurrency limit
 // and the order of queued work stay as they are.
-//
-// Queued work goes to the worker that became idle most recently (LIFO), so a lone
-// client's calls keep landing on one warm thread: its caches stay warm, and only that
-// thread owns an OpenMP team for oneDNN (libgomp stops spin-waiting, and wakes its
-// helper threads with futexes per parallel region, once more team threads exist than
-// cores: every extra worker that ran a primitive adds a team).
 #ifndef GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 
@@ -43,20 +37,11 @@ class ThreadPool {
   void EndInline();
 
  private:
-  struct Worker {
-    std::function<void()> task;  // handed over by DispatchLocked
-    bool has_task = false;
-  };
-  void WorkerLoop(int index);
-  // Hands queued work to idle workers, most recently idle first, while fewer than
-  // num_threads_ tasks run.
-  void DispatchLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void WorkerLoop();
 
   const int num_threads_;
   mutable absl::Mutex mu_;
   std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
-  std::vector<Worker> workers_ ABSL_GUARDED_BY(mu_);
-  std::vector<int> idle_ ABSL_GUARDED_BY(mu_);  // idle workers' indices, most recent last
   int running_ ABSL_GUARDED_BY(mu_) = 0;  // tasks started, on workers or inline
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
