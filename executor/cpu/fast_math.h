@@ -1,6 +1,7 @@
 // float32 exp, log, tanh and sigmoid written so that GCC vectorises loops calling them
 // (no library calls, no branches: selects only; the including file is compiled with
-// -fno-trapping-math -fno-math-errno so that GCC if-converts and vectorises). Cephes-style range reduction and
+// -fno-trapping-math -fno-math-errno so that GCC if-converts and vectorises, and
+// -ffp-contract=off so that every instruction set gives the same values). Cephes-style range reduction and
 // polynomials; within a few ulp of the C library (and of oneDNN's eltwise versions,
 // which the unfused kernels use for large tensors). NaN in gives NaN out; overflow gives
 // inf, underflow 0 (gradually, through denormals, for exp).
@@ -18,8 +19,11 @@ inline float Pow2(int32_t n) { return std::bit_cast<float>((n + 127) << 23); }  
 inline float Exp(float x) {
   const float c = x < -104.f ? -104.f : (x > 88.8f ? 88.8f : (x != x ? 0.f : x));
   const float t = c * 1.44269504088896341f;
-  const int32_t n = static_cast<int32_t>(t + (t >= 0.f ? 0.5f : -0.5f));  // nearest
-  const float fn = static_cast<float>(n);
+  // Round to nearest by adding 1.5 * 2^23: the integer lands in the low mantissa bits.
+  constexpr float kMagic = 12582912.f;
+  const float shifted = t + kMagic;
+  const int32_t n = std::bit_cast<int32_t>(shifted) - std::bit_cast<int32_t>(kMagic);
+  const float fn = shifted - kMagic;
   float r = c - fn * 0.693359375f;
   r = r - fn * -2.12194440e-4f;
   float p = 1.9875691500e-4f;

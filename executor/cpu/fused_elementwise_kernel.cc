@@ -1,7 +1,7 @@
 // FusedElementwise (core/ops/elementwise_program.h): the program runs over blocks of
 // kBlock elements; each instruction is one loop over the block (vectorised), writing a
 // scratch buffer that stays in L1/L2 (buffers are reused once their value is dead), the
-// last instruction writing the output. Large tensors are split by blocks across the
+// last instruction writing the output (AVX2 where the CPU has it). Large tensors are split by blocks across the
 // OpenMP team (the threads oneDNN primitives use, IntraOpThreads), smaller ones run on
 // the calling thread. The functions are those of the unfused kernels: the same
 // arithmetic for Neg, Abs, Square, Sqrt, Rsqrt, Reciprocal, Relu, Add, Sub, Mul, Div,
@@ -26,9 +26,9 @@ using ops::EwOp;
 using ops::EwOperand;
 
 constexpr int64_t kBlock = 1024;
-// Tensors of at least this many elements are split across threads (each share is then
-// tens of microseconds, well above waking the team).
-constexpr int64_t kParallelElements = int64_t{1} << 16;
+// Work (elements times the program's cost, ~1 per cheap op) a thread should get before
+// splitting pays: tens of microseconds, well above waking the OpenMP team.
+constexpr int64_t kParallelWork = int64_t{1} << 18;
 constexpr int64_t kBlocksPerCancellationCheck = 64;
 
 // One operand as the loops read it: a pointer to kBlock values, or one value.
@@ -38,7 +38,7 @@ struct Src {
 };
 
 template <typename F>
-void Binary(F f, Src a, Src b, float* d, int64_t m) {
+__attribute__((always_inline)) inline void Binary(F f, Src a, Src b, float* __restrict d, int64_t m) {
   if (a.p != nullptr && b.p != nullptr) {
     const float* pa = a.p;
     const float* pb = b.p;
@@ -56,10 +56,11 @@ void Binary(F f, Src a, Src b, float* d, int64_t m) {
   }
 }
 
-// Unary ops run as Binary(f, a, a) with f ignoring its second argument.
-// In-place use (d == a.p) is fine: element i is read before it is written, and no
-// other element is involved. Hence no __restrict on the binary loops' destination.
-void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
+// Unary ops run as Binary(f, a, a) with f ignoring its second argument. `d` never
+// overlaps an operand (see the slot assignment).
+// Compiled three times: AVX-512 (x86-64-v4), AVX2 and the baseline (SSE2), picked at
+// load time. The file is compiled with -ffp-contract=off, so all give the same values.
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
   namespace fm = fast_math;
   switch (op) {
     case EwOp::kNeg: return Binary([](float x, float) { return -x; }, a, a, d, m);
@@ -93,20 +94,27 @@ class FusedElementwiseKernel : public OpKernel {
         if (o.kind == EwOperand::Kind::kTemp) last_use[o.index] = j;
       }
     }
+    for (const ops::EwInstr& in : program_.instrs) {
+      const bool transcendental = in.op == EwOp::kExp || in.op == EwOp::kLog || in.op == EwOp::kTanh ||
+                                  in.op == EwOp::kSigmoid;
+      cost_ += transcendental ? 8 : 1;
+    }
     slot_.assign(n, -1);
     std::vector<int> free;
     for (int j = 0; j + 1 < n; ++j) {
-      for (const EwOperand& o : program_.instrs[j].operands) {
-        if (o.kind == EwOperand::Kind::kTemp && last_use[o.index] == j &&
-            std::find(free.begin(), free.end(), slot_[o.index]) == free.end()) {
-          free.push_back(slot_[o.index]);
-        }
-      }
+      // A fresh slot (never an operand's: in-place loops fail GCC's run-time alias
+      // check and run unvectorised), then the operands that die here free theirs.
       if (free.empty()) {
         slot_[j] = num_slots_++;
       } else {
         slot_[j] = free.back();
         free.pop_back();
+      }
+      for (const EwOperand& o : program_.instrs[j].operands) {
+        if (o.kind == EwOperand::Kind::kTemp && last_use[o.index] == j &&
+            std::find(free.begin(), free.end(), slot_[o.index]) == free.end()) {
+          free.push_back(slot_[o.index]);
+        }
       }
     }
   }
@@ -140,7 +148,7 @@ class FusedElementwiseKernel : public OpKernel {
     float* out = y->data<float>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     const int team = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();
-    const int threads = static_cast<int>(std::min<int64_t>(team, n / kParallelElements));
+    const int threads = static_cast<int>(std::min<int64_t>(team, n * cost_ / kParallelWork));
     if (threads > 1) {
 #pragma omp parallel num_threads(threads)
       {
@@ -184,6 +192,7 @@ class FusedElementwiseKernel : public OpKernel {
   ops::ElementwiseProgram program_;
   std::vector<int> slot_;
   int num_slots_ = 0;
+  int64_t cost_ = 0;
 };
 
 }  // namespace
