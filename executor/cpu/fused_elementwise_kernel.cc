@@ -11,6 +11,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "core/ops/elementwise_program.h"
@@ -83,6 +85,20 @@ __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void Run(EwO
   }
 }
 
+// Uninitialised buffers of `size` floats for the program's values, 64-byte aligned.
+class Scratch {
+ public:
+  Scratch(int slots, int64_t size) : stride_((size + 15) / 16 * 16), data_(new float[slots * stride_ + 16]) {}
+  float* slot(int i) {
+    auto base = reinterpret_cast<uintptr_t>(data_.get());
+    return reinterpret_cast<float*>((base + 63) / 64 * 64) + i * stride_;
+  }
+
+ private:
+  int64_t stride_;
+  std::unique_ptr<float[]> data_;
+};
+
 class FusedElementwiseKernel : public OpKernel {
  public:
   explicit FusedElementwiseKernel(ops::ElementwiseProgram program) : program_(std::move(program)) {
@@ -152,13 +168,13 @@ class FusedElementwiseKernel : public OpKernel {
     if (threads > 1) {
 #pragma omp parallel num_threads(threads)
       {
-        std::vector<float> scratch(static_cast<size_t>(num_slots_) * kBlock);
+        Scratch scratch(num_slots_, kBlock);
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < blocks; ++b) RunBlock(in, b * kBlock, std::min(kBlock, n - b * kBlock), out, scratch);
       }
       return absl::OkStatus();
     }
-    std::vector<float> scratch(static_cast<size_t>(num_slots_) * kBlock);
+    Scratch scratch(num_slots_, std::min(kBlock, n));
     for (int64_t b = 0; b < blocks; ++b) {
       if (b % kBlocksPerCancellationCheck == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
       RunBlock(in, b * kBlock, std::min(kBlock, n - b * kBlock), out, scratch);
@@ -167,7 +183,7 @@ class FusedElementwiseKernel : public OpKernel {
   }
 
  private:
-  void RunBlock(const std::vector<Src>& in, int64_t start, int64_t m, float* out, std::vector<float>& scratch) const {
+  void RunBlock(const std::vector<Src>& in, int64_t start, int64_t m, float* out, Scratch& scratch) const {
     const int n = static_cast<int>(program_.instrs.size());
     auto operand = [&](const EwOperand& o) -> Src {
       switch (o.kind) {
@@ -175,7 +191,7 @@ class FusedElementwiseKernel : public OpKernel {
           const Src& s = in[o.index];
           return s.p == nullptr ? s : Src{.p = s.p + start};
         }
-        case EwOperand::Kind::kTemp: return Src{.p = scratch.data() + slot_[o.index] * kBlock};
+        case EwOperand::Kind::kTemp: return Src{.p = scratch.slot(slot_[o.index])};
         case EwOperand::Kind::kConst: return Src{.v = o.value};
       }
       return Src{};
@@ -184,7 +200,7 @@ class FusedElementwiseKernel : public OpKernel {
       const ops::EwInstr& instr = program_.instrs[j];
       const Src a = operand(instr.operands[0]);
       const Src b = instr.operands.size() > 1 ? operand(instr.operands[1]) : a;
-      float* d = j + 1 == n ? out + start : scratch.data() + slot_[j] * kBlock;
+      float* d = j + 1 == n ? out + start : scratch.slot(slot_[j]);
       Run(instr.op, a, b, d, m);
     }
   }
