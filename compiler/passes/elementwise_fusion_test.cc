@@ -103,5 +103,25 @@ TEST(ElementwiseFusionTest, LeavesBroadcastsOtherDTypesSingleOpsAndPinnedNodes) 
   EXPECT_EQ(Text(body), before);
 }
 
+TEST(ElementwiseFusionTest, SplitsLongChainsIntoGroupsOfAtMostMaxInstructions) {
+  BodyBuilder b;
+  b.Arg("x", DType::kFloat32, Dims({4}));
+  std::string prev = "x";
+  for (int i = 0; i < 40; ++i) {
+    const std::string name = absl::StrCat("n", i);
+    b.Node(name, i % 2 == 0 ? "Neg" : "Abs", {prev});
+    prev = name;
+  }
+  FunctionBody body = b.Return({prev});
+  EXPECT_TRUE(RunPass(ElementwiseFusion(), body));
+  const std::string text = Text(body);
+  // The last 32 nodes form one group, the first 8 another.
+  EXPECT_THAT(text, ::testing::HasSubstr("n7_elementwise_fusion = FusedElementwise[program=\"Neg x0; Abs t0; Neg t1; "
+                                         "Abs t2; Neg t3; Abs t4; Neg t5; Abs t6\"](x)"));
+  EXPECT_THAT(text, ::testing::HasSubstr("n39_elementwise_fusion = FusedElementwise[program=\"Neg x0; Abs t0;"));
+  EXPECT_THAT(text, ::testing::HasSubstr("; Abs t30\"](n7_elementwise_fusion)"));
+  EXPECT_EQ(body.graph->num_nodes(), 3);
+}
+
 }  // namespace
 }  // namespace graphd::compiler::passes
