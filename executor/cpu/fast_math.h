@@ -1,10 +1,10 @@
-// float32 exp, log, tanh and sigmoid written so that GCC vectorises loops calling them
-// (no library calls, no branches: selects only; the including file is compiled with
-// -fno-trapping-math -fno-math-errno so that GCC if-converts and vectorises, and
-// -ffp-contract=off so that every instruction set gives the same values). Cephes-style range reduction and
-// polynomials; within a few ulp of the C library (and of oneDNN's eltwise versions,
-// which the unfused kernels use for large tensors). NaN in gives NaN out; overflow gives
-// inf, underflow 0 (gradually, through denormals, for exp).
+// float32 exp, log, tanh and sigmoid written so that GCC vectorises loops calling
+// them (no library calls, no branches: selects only; the including file is compiled
+// with -fno-trapping-math -fno-math-errno so that GCC if-converts and vectorises, and
+// -ffp-contract=off so that every instruction set gives the same values).
+// Cephes-style range reduction and polynomials, within ~1.5 ulp of the C library.
+// NaN in gives NaN out; overflow gives inf, underflow 0 (gradually, through
+// denormals, for exp).
 #ifndef GRAPHD_EXECUTOR_CPU_FAST_MATH_H_
 #define GRAPHD_EXECUTOR_CPU_FAST_MATH_H_
 

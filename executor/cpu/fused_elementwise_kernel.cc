@@ -1,12 +1,13 @@
 // FusedElementwise (core/ops/elementwise_program.h): the program runs over blocks of
-// kBlock elements; each instruction is one loop over the block (vectorised), writing a
-// scratch buffer that stays in L1/L2 (buffers are reused once their value is dead), the
-// last instruction writing the output (AVX2 where the CPU has it). Large tensors are split by blocks across the
-// OpenMP team (the threads oneDNN primitives use, IntraOpThreads), smaller ones run on
-// the calling thread. The functions are those of the unfused kernels: the same
-// arithmetic for Neg, Abs, Square, Sqrt, Rsqrt, Reciprocal, Relu, Add, Sub, Mul, Div,
-// Maximum, Minimum; exp, log, tanh and sigmoid from fast_math.h (within a few ulp of
-// the library and of oneDNN's versions).
+// kBlock elements; each instruction is one loop over the block (vectorised, with
+// AVX-512 or AVX2 where the CPU has them), writing a scratch buffer that stays in
+// L1/L2 (buffers are reused once their value is dead), the last instruction writing
+// the output. Large tensors are split by blocks across the OpenMP team (the threads
+// oneDNN primitives use, IntraOpThreads), smaller ones run on the calling thread. The
+// functions are those of the unfused kernels: the same arithmetic for Neg, Abs,
+// Square, Sqrt, Rsqrt, Reciprocal, Relu, Add, Sub, Mul, Div, Maximum, Minimum; exp,
+// log, tanh and sigmoid from fast_math.h (within ~1.5 ulp of the C library; the
+// unfused kernels use oneDNN's versions on large tensors, a few ulp off).
 #include <omp.h>
 
 #include <algorithm>
@@ -62,7 +63,8 @@ __attribute__((always_inline)) inline void Binary(F f, Src a, Src b, float* __re
 // overlaps an operand (see the slot assignment).
 // Compiled three times: AVX-512 (x86-64-v4), AVX2 and the baseline (SSE2), picked at
 // load time. The file is compiled with -ffp-contract=off, so all give the same values.
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
   namespace fm = fast_math;
   switch (op) {
     case EwOp::kNeg: return Binary([](float x, float) { return -x; }, a, a, d, m);
