@@ -1,5 +1,7 @@
 // CPU kernel micro-benchmarks through the real planner and executor: one node graphs
-// (MatMul, Add with broadcasting, Relu, Softmax, Sum) at a few sizes.
+// (MatMul, Add with broadcasting, Relu, Softmax, Sum) at a few sizes, and a chain of
+// five elementwise ops unfused (five nodes) and fused (one FusedElementwise node, as
+// the elementwise_fusion pass writes it).
 #include <benchmark/benchmark.h>
 
 #include "compiler/passes/prune.h"
@@ -70,6 +72,48 @@ BENCHMARK(BM_Softmax)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 void BM_SumAll(benchmark::State& state) { RunOp(state, "Sum", {Shape({state.range(0), 512})}, 0); }
 BENCHMARK(BM_SumAll)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+// tanh(x * y + 1) * 0.5 - x, or with Maximum(., 0) for Tanh when `cheap`: five nodes
+// (state.range(0) == 0) or one FusedElementwise (1), over state.range(1) floats.
+void ElementwiseChain(benchmark::State& state, bool cheap) {
+  static executor::cpu::CpuDevice device;
+  const Shape shape({state.range(1)});
+  Graph g;
+  OutputRef x{Placeholder(g, "x", shape), 0}, y{Placeholder(g, "y", shape), 0};
+  auto add = [&](const std::string& name, const std::string& op, std::vector<OutputRef> in) -> OutputRef {
+    return {g.AddNode({.name = name, .op = op, .inputs = std::move(in)}).value(), 0};
+  };
+  auto scalar = [&](const std::string& name, float v) -> OutputRef {
+    return {g.AddNode({.name = name, .op = "Const", .attrs = {{"value", Tensor::Scalar<float>(v)}}}).value(), 0};
+  };
+  if (state.range(0) == 0) {
+    OutputRef t = add("m", "Mul", {x, y});
+    t = add("a", "Add", {t, scalar("one", 1.f)});
+    t = cheap ? add("t", "Maximum", {t, scalar("zero", 0.f)}) : add("t", "Tanh", {t});
+    t = add("h", "Mul", {t, scalar("half", 0.5f)});
+    add("out", "Sub", {t, x});
+  } else {
+    const std::string act = cheap ? "Maximum t1 #0" : "Tanh t1";
+    g.AddNode({.name = "out", .op = "FusedElementwise", .inputs = {x, y},
+               .attrs = {{"program", "Mul x0 x1; Add t0 #1; " + act + "; Mul t2 #0.5; Sub t3 x0"}}})
+        .value();
+  }
+  auto spec = compiler::Prune(g, std::vector<std::string>{"x", "y"}, std::vector<std::string>{"out"}, {}).value();
+  auto plan = executor::Plan::Build(spec, device).value();
+  std::vector<Tensor> feeds{Filled(shape, 0.5f), Filled(shape, -0.25f)};
+  VariableStore vars;
+  CancellationToken token;
+  for (auto _ : state) {
+    auto out = executor::Execute(*plan, feeds, {.variables = &vars, .cancellation = &token});
+    benchmark::DoNotOptimize(out);
+  }
+  state.SetItemsProcessed(state.iterations() * state.range(1));
+}
+
+void BM_ElementwiseChainTanh(benchmark::State& state) { ElementwiseChain(state, false); }
+BENCHMARK(BM_ElementwiseChainTanh)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}})->Unit(benchmark::kMicrosecond);
+void BM_ElementwiseChainCheap(benchmark::State& state) { ElementwiseChain(state, true); }
+BENCHMARK(BM_ElementwiseChainCheap)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace graphd

@@ -12,6 +12,7 @@
 #include "compiler/passes/conv_layout.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
+#include "compiler/passes/elementwise_fusion.h"
 #include "compiler/passes/matmul_fusion.h"
 #include "compiler/passes/verifier.h"
 
@@ -70,7 +71,7 @@ std::vector<std::string> DefaultPassNames() {
           std::string(CommonSubexpressionElimination::kName), std::string(DeadCodeElimination::kName),
           std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
           std::string(ConvActivationFusion::kName), std::string(MatMulFusion::kName),
-          std::string(ConvLayout::kName)};
+          std::string(ConvLayout::kName), std::string(ElementwiseFusion::kName)};
 }
 
 StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEvaluator* evaluator,
@@ -96,6 +97,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<ConvActivationFusion>());
   passes.push_back(std::make_unique<MatMulFusion>());
   passes.push_back(std::make_unique<ConvLayout>());
+  passes.push_back(std::make_unique<ElementwiseFusion>());
   return Pipeline::Make(std::move(passes), std::move(options));
 }
 

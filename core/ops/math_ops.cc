@@ -100,7 +100,11 @@ Status InferMatMul(InferenceContext& c) {
 
 }  // namespace
 
+// FusedElementwise (fused_elementwise_ops.cc), registered with the binary math ops.
+void RegisterFusedElementwiseOps(OpRegistry& r);
+
 void RegisterMathOps(OpRegistry& r) {
+  RegisterFusedElementwiseOps(r);
   for (const char* name :
        {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "FloorDiv", "FloorMod", "TruncateMod",
         "Pow"}) {

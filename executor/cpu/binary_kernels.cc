@@ -1,4 +1,4 @@
-// Add, Sub, Mul, Div, Maximum, Minimum, FloorDiv, FloorMod, TruncateMod, Pow, and
+// Add, Sub, Mul, Div, Maximum, Minimum, FloorDiv, FloorMod, TruncateMod, Pow, FusedElementwise and
 // BiasAdd (an Add with the bias viewed along the channel dimension).
 #include <vector>
 
@@ -31,7 +31,11 @@ Status BiasAddFn(KernelContext& ctx) {
 
 }  // namespace
 
+// FusedElementwise (fused_elementwise_kernel.cc), registered with the binary kernels.
+void RegisterFusedElementwiseKernels(KernelRegistry& r);
+
 void RegisterBinaryKernels(KernelRegistry& r) {
+  RegisterFusedElementwiseKernels(r);
   // ComputeBinary's dtypes: 16-bit floats through float32.
   std::vector<DType> dtypes(std::begin(kArithmeticDTypes), std::end(kArithmeticDTypes));
   dtypes.insert(dtypes.end(), std::begin(kWideUnsignedDTypes), std::end(kWideUnsignedDTypes));

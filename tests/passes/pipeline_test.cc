@@ -50,10 +50,10 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
                                                      "batchnorm_folding", "conv_add_fusion",
-                                                     "conv_activation_fusion", "matmul_fusion", "conv_layout"));
+                                                     "conv_activation_fusion", "matmul_fusion", "conv_layout", "elementwise_fusion"));
   EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
                                               "batchnorm_folding", "conv_add_fusion",
-                                              "conv_activation_fusion", "matmul_fusion", "conv_layout"));
+                                              "conv_activation_fusion", "matmul_fusion", "conv_layout", "elementwise_fusion"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -62,18 +62,16 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
             "x = Arg[dtype=float32, shape=[]]() : float32[]\n"
             "y = Arg[dtype=float32, shape=[]]() : float32[]\n"
             "add/folded = Const[value=float32[]{5}]() : float32[]\n"
-            "scaled = Mul(x, add/folded) : float32[]\n"
-            "m1 = Mul(x, y) : float32[]\n"
-            "sum = Add(m1, m1) : float32[]\n"
-            "r = Add(scaled, sum) : float32[]\n"
-            "return r\n");
+            "r_elementwise_fusion = FusedElementwise[program=\"Mul x0 #5; Mul x0 x1; Add t1 t1; Add t0 t2\"](x, y) : "
+            "float32[]\n"
+            "return r_elementwise_fusion\n");
   auto fn = std::move(body).ToFunction();
   ASSERT_TRUE(fn.ok()) << fn.status();
   EXPECT_EQ((*fn)->num_args(), 2);
 }
 
 TEST(PipelineTest, PassesCanBeDisabledByName) {
-  auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified({"constant_folding", "dce"}));
+  auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified({"constant_folding", "dce", "elementwise_fusion"}));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
@@ -85,11 +83,11 @@ TEST(PipelineTest, PassesCanBeDisabledByName) {
 }
 
 TEST(PipelineTest, WithoutAnEvaluatorThereIsNoFolding) {
-  auto pipeline = MakeDefaultPipeline(nullptr, Verified({"constant_folding"}));
+  auto pipeline = MakeDefaultPipeline(nullptr, Verified({"constant_folding", "elementwise_fusion"}));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("algebraic_simplification", "cse", "dce", "batchnorm_folding",
                                                      "conv_add_fusion", "conv_activation_fusion",
-                                                     "matmul_fusion", "conv_layout"));
+                                                     "matmul_fusion", "conv_layout", "elementwise_fusion"));
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(Text(body), HasSubstr("add = Add(c2, c3)"));
@@ -100,7 +98,7 @@ TEST(PipelineTest, UnknownPassNamesAreRejected) {
   ASSERT_FALSE(pipeline.ok());
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, "
-                                                             "dce, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout)"));
+                                                             "dce, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, elementwise_fusion)"));
 }
 
 TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
@@ -117,7 +115,7 @@ TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "algebraic_simplification", "dce",
                                   "batchnorm_folding", "conv_add_fusion", "conv_activation_fusion",
-                                  "matmul_fusion", "conv_layout"));
+                                  "matmul_fusion", "conv_layout", "elementwise_fusion"));
   EXPECT_THAT(after_fold, HasSubstr("add/folded = Const"));
   EXPECT_THAT(after_fold, HasSubstr("dead = Tanh(y)"));
 }

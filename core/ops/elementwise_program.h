@@ -1,0 +1,55 @@
+// The program of a FusedElementwise node: a short straight-line list of float32
+// elementwise instructions over the node's inputs, written as text in its `program`
+// attribute, e.g. "Mul x0 x1; Add t0 #1; Tanh t1; Mul t2 #0.5" for
+// tanh(x0 * x1 + 1) * 0.5. Each instruction names a graph op (the unary ops of
+// kUnaryOps, the binary ops of kBinaryOps) and its operands: "x<i>" is input i, "t<j>"
+// the result of instruction j (j before this one), "#<float>" a constant (printed with
+// enough digits to read back exactly; "inf", "-inf", "nan" allowed). The node's value is
+// the last instruction's. The elementwise_fusion pass writes programs; the op's
+// inference and the CPU kernel read them.
+#ifndef GRAPHD_CORE_OPS_ELEMENTWISE_PROGRAM_H_
+#define GRAPHD_CORE_OPS_ELEMENTWISE_PROGRAM_H_
+
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+
+namespace graphd::ops {
+
+enum class EwOp {
+  // unary
+  kNeg, kAbs, kSquare, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kTanh, kSigmoid, kRelu,
+  // binary
+  kAdd, kSub, kMul, kDiv, kMax, kMin,
+};
+
+struct EwOperand {
+  enum class Kind { kInput, kTemp, kConst };
+  Kind kind = Kind::kInput;
+  int index = 0;      // input or instruction number
+  float value = 0.f;  // kConst
+};
+
+struct EwInstr {
+  EwOp op;
+  std::vector<EwOperand> operands;  // one or two
+};
+
+struct ElementwiseProgram {
+  std::vector<EwInstr> instrs;
+};
+
+// The graph op names a program may use, and their ops.
+bool EwOpFromName(absl::string_view name, EwOp* op);
+absl::string_view EwOpName(EwOp op);
+int EwOpArity(EwOp op);
+
+// Parses `text`; InvalidArgument naming what is wrong (an unknown op, a wrong operand
+// count, an input >= `num_inputs`, a temporary not yet computed, an empty program).
+StatusOr<ElementwiseProgram> ParseElementwiseProgram(absl::string_view text, int num_inputs);
+std::string FormatElementwiseProgram(const ElementwiseProgram& program);
+
+}  // namespace graphd::ops
+
+#endif  // GRAPHD_CORE_OPS_ELEMENTWISE_PROGRAM_H_
