@@ -6,9 +6,15 @@
 #include "core/logging.h"
 #include "server/config.h"
 #include "server/malloc_tuning.h"
+#include "server/openmp_env.h"
 #include "server/server.h"
 
 int main(int argc, char** argv) {
+  // First, before any thread: may re-execute the program (server/openmp_env.h).
+  if (auto status = graphd::server::ReexecWithOpenMpEnv(argv); !status.ok()) {
+    std::fprintf(stderr, "graphd: %s\n", std::string(status.message()).c_str());
+    if (absl::IsInvalidArgument(status)) return 2;
+  }
   int exit_code = 0;
   auto options = graphd::server::ParseCommandLine(argc, argv, &exit_code);
   if (!options.ok()) {

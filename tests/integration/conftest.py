@@ -66,10 +66,11 @@ class ServerProcess:
         return self.proc.returncode
 
 
-def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3):
+def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3, env=None):
     """Starts graphd on a free loopback port with extra ``flags`` and waits
     until health reports SERVING. Fails the test (with the server's output)
-    if it exits or does not become ready in time."""
+    if it exits or does not become ready in time. ``env``: the server's
+    environment (default: the test's)."""
     binary = graphd_binary()
     if not os.path.isfile(binary) or not os.access(binary, os.X_OK):
         pytest.fail("graphd server binary not found at %s: run `make build` first "
@@ -82,7 +83,7 @@ def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3):
         log_path = os.path.join(str(log_dir), "graphd-%d-%d.log" % (port, attempt))
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
-                                    stdin=subprocess.DEVNULL)
+                                    stdin=subprocess.DEVNULL, env=env)
         server = ServerProcess(proc, target, log_path, args)
         deadline = time.monotonic() + ready_timeout
         while time.monotonic() < deadline and server.alive():
@@ -126,13 +127,19 @@ def client(target):
 
 
 @pytest.fixture
+def graphd_bin():
+    """The server binary's path."""
+    return graphd_binary()
+
+
+@pytest.fixture
 def start_server(tmp_path):
-    """Factory: ``start_server("--max-sessions", "2")`` -> ServerProcess,
-    stopped at teardown."""
+    """Factory: ``start_server("--max-sessions", "2", env=None)`` -> ServerProcess,
+    stopped at teardown (``env``: the server's environment, default the test's)."""
     started = []
 
-    def start(*flags, ready_timeout=READY_TIMEOUT_S):
-        proc = start_graphd(list(flags), tmp_path, ready_timeout=ready_timeout)
+    def start(*flags, ready_timeout=READY_TIMEOUT_S, env=None):
+        proc = start_graphd(list(flags), tmp_path, ready_timeout=ready_timeout, env=env)
         started.append(proc)
         return proc
 
