@@ -5,6 +5,7 @@
 #include <numeric>
 #include <optional>
 
+#include "compiler/passes/output_uses.h"
 #include "compiler/passes/pass_util.h"
 
 namespace graphd::compiler::passes {
@@ -28,27 +29,6 @@ const Tensor* FloatConst(OutputRef ref) {
   return t != nullptr && t->dtype() == DType::kFloat32 ? t : nullptr;
 }
 
-// Data uses of each node's output 0 (a result counts twice: it must stay), and the
-// user when there is exactly one.
-struct Uses {
-  std::vector<int> count;
-  std::vector<const Node*> only_user;
-
-  explicit Uses(const FunctionBody& body)
-      : count(body.graph->num_nodes(), 0), only_user(body.graph->num_nodes(), nullptr) {
-    const Graph& g = *body.graph;
-    for (int id = 0; id < g.num_nodes(); ++id) {
-      for (const OutputRef& in : g.node(id)->inputs()) {
-        if (in.index != 0) continue;
-        ++count[in.node->id()];
-        only_user[in.node->id()] = g.node(id);
-      }
-    }
-    for (const OutputRef& r : body.results) count[r.node->id()] += 2;
-  }
-
-  const Node* OnlyUser(const Node& node) const { return count[node.id()] == 1 ? only_user[node.id()] : nullptr; }
-};
 
 // A ConvND or MatMul whose weights may absorb a per-channel affine map.
 struct Producer {
@@ -171,7 +151,7 @@ StatusOr<bool> BatchNormFolding::Run(FunctionBody& body) const {
   Graph& g = *body.graph;
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
-  const Uses uses(body);
+  const OutputUses uses(body);
   std::vector<bool> remove(n, false);
   std::vector<int> rank(n);
   std::iota(rank.begin(), rank.end(), 0);

@@ -3,6 +3,7 @@
 #include <limits>
 #include <optional>
 
+#include "compiler/passes/output_uses.h"
 #include "compiler/passes/pass_util.h"
 
 namespace graphd::compiler::passes {
@@ -19,32 +20,11 @@ std::optional<double> ScalarConst(OutputRef ref) {
   return std::nullopt;
 }
 
-struct Uses {
-  std::vector<int> count;                 // data uses of output 0, by node id
-  std::vector<const Node*> only_user;     // the user when count == 1
-};
-
-Uses CountUses(const FunctionBody& body) {
-  const Graph& g = *body.graph;
-  Uses u{std::vector<int>(g.num_nodes(), 0), std::vector<const Node*>(g.num_nodes(), nullptr)};
-  for (int id = 0; id < g.num_nodes(); ++id) {
-    const Node& n = *g.node(id);
-    for (const OutputRef& in : n.inputs()) {
-      if (in.index != 0) continue;
-      ++u.count[in.node->id()];
-      u.only_user[in.node->id()] = &n;
-    }
-  }
-  for (const OutputRef& r : body.results) u.count[r.node->id()] += 2;  // a result stays as it is
-  return u;
-}
-
 // The single user of `node`'s output 0, when that is its only use and the user reads
 // it as input 0 (uses of other outputs are not counted: ConvND has one output).
-const Node* OnlyUser(const Uses& u, const Node& node) {
-  if (u.count[node.id()] != 1) return nullptr;
-  const Node* user = u.only_user[node.id()];
-  if (user->inputs().empty() || user->inputs()[0] != OutputRef{&node, 0}) return nullptr;
+const Node* OnlyUser(const OutputUses& u, const Node& node) {
+  const Node* user = u.OnlyUser(node);
+  if (user == nullptr || user->inputs().empty() || user->inputs()[0] != OutputRef{&node, 0}) return nullptr;
   return user;
 }
 
@@ -54,7 +34,7 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
   Graph& g = *body.graph;
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
-  const Uses uses = CountUses(body);
+  const OutputUses uses(body);
   std::vector<bool> remove(n, false);
   std::vector<int> rank(n);
   for (int id = 0; id < n; ++id) rank[id] = id;

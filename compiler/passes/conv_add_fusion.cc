@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "compiler/passes/output_uses.h"
 #include "compiler/passes/pass_util.h"
 
 namespace graphd::compiler::passes {
@@ -9,24 +10,11 @@ namespace {
 
 const TensorType& TypeOf(OutputRef ref) { return ref.node->output(ref.index); }
 
-// Data uses of each node's output 0 (results count twice: a result stays as it is).
-std::vector<int> CountUses(const FunctionBody& body) {
-  const Graph& g = *body.graph;
-  std::vector<int> uses(g.num_nodes(), 0);
-  for (int id = 0; id < g.num_nodes(); ++id) {
-    for (const OutputRef& in : g.node(id)->inputs()) {
-      if (in.index == 0) ++uses[in.node->id()];
-    }
-  }
-  for (const OutputRef& r : body.results) uses[r.node->id()] += 2;
-  return uses;
-}
-
 // Whether `ref` is a ConvND that `add` may absorb.
-bool Fusable(OutputRef ref, const Node& add, const std::vector<int>& uses, const std::vector<bool>& control_outputs) {
+bool Fusable(OutputRef ref, const Node& add, const OutputUses& uses, const std::vector<bool>& control_outputs) {
   const Node& conv = *ref.node;
   const TensorType& y = conv.output(0);
-  return conv.op_name() == "ConvND" && ref.index == 0 && uses[conv.id()] == 1 && y.dtype == DType::kFloat32 &&
+  return conv.op_name() == "ConvND" && ref.index == 0 && uses.count(conv) == 1 && y.dtype == DType::kFloat32 &&
          !conv.attrs().contains("activation") && !conv.attrs().contains("residual") &&
          !IsPinned(conv, control_outputs) && y.shape.known_rank() && y.shape.fully_defined() &&
          y.shape == add.output(0).shape;
@@ -38,7 +26,7 @@ StatusOr<bool> ConvAddFusion::Run(FunctionBody& body) const {
   Graph& g = *body.graph;
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
-  const std::vector<int> uses = CountUses(body);
+  const OutputUses uses(body);
   std::vector<bool> remove(n, false);
   std::vector<int> rank(n);
   std::iota(rank.begin(), rank.end(), 0);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <optional>
 
+#include "compiler/passes/output_uses.h"
 #include "compiler/passes/pass_util.h"
 
 namespace graphd::compiler::passes {
@@ -19,30 +20,6 @@ std::optional<float> ScalarConst(OutputRef ref) {
   return t.data<float>()[0];
 }
 
-// Data uses of each node's output 0 (a body result counts as two: it must stay), and
-// the user when there is exactly one.
-struct Uses {
-  std::vector<int> count;
-  std::vector<const Node*> only_user;
-
-  explicit Uses(const FunctionBody& body)
-      : count(body.graph->num_nodes(), 0), only_user(body.graph->num_nodes(), nullptr) {
-    const Graph& g = *body.graph;
-    for (int id = 0; id < g.num_nodes(); ++id) {
-      for (const OutputRef& in : g.node(id)->inputs()) {
-        if (in.index != 0) continue;
-        ++count[in.node->id()];
-        only_user[in.node->id()] = g.node(id);
-      }
-    }
-    for (const OutputRef& r : body.results) count[r.node->id()] += 2;
-  }
-
-  // The only user of `node`'s output 0, when it has exactly one use.
-  const Node* OnlyUser(const Node& node) const {
-    return count[node.id()] == 1 ? only_user[node.id()] : nullptr;
-  }
-};
 
 // What fusing into one MatMul changes.
 struct Fusion {
@@ -141,7 +118,7 @@ class Fuser {
     return true;
   }
 
-  Uses uses_;
+  OutputUses uses_;
   const std::vector<bool>& control_outputs_;
   const std::vector<bool>& removed_;
 };
