@@ -13,6 +13,7 @@
 #include "core/ops/window_nd.h"
 #include "executor/cpu/channels_last.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/fused_activation.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/packed_weights.h"
@@ -45,19 +46,8 @@ memory::dims Strides(const memory::dims& dims) {
   return s;
 }
 
-// An activation fused into the convolution (compiler/passes/conv_activation_fusion.h):
-// none, Relu, or Clip to [lo, hi].
-struct Activation {
-  enum Kind { kNone, kRelu, kClip } kind = kNone;
-  float lo = 0, hi = 0;
+using Activation = FusedActivation;
 
-  template <typename T>
-  T Apply(T v) const {
-    if (kind == kRelu) return v < T(0) ? T(0) : v;
-    if (kind == kClip) return v < T(lo) ? T(lo) : (v > T(hi) ? T(hi) : v);
-    return v;
-  }
-};
 
 class ConvNdKernel : public OpKernel {
  public:
@@ -73,8 +63,7 @@ class ConvNdKernel : public OpKernel {
     attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle: not shared)
     dnnl::post_ops ops;
     if (residual_) ops.append_sum(1.f);  // dst = conv + dst, dst holding the residual
-    if (act_.kind == Activation::kRelu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-    if (act_.kind == Activation::kClip) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, act_.lo, act_.hi);
+    act_.AppendTo(ops);
     if (ops.len() > 0) attr_.set_post_ops(ops);
   }
 
@@ -394,16 +383,7 @@ class ConvNdKernel : public OpKernel {
 KernelFactory Factory(bool transposed) {
   return [transposed](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
     ASSIGN_OR_RETURN(ops::WindowNd w, ops::ParseWindowNd(node.attrs(), SpatialDimsOf(node), false));
-    Activation act;
-    std::string kind = AttrOr<std::string>(node, "activation", "");
-    if (kind == "Relu") {
-      act.kind = Activation::kRelu;
-    } else if (kind == "Clip") {
-      act = {.kind = Activation::kClip, .lo = AttrOr<float>(node, "clip_min", 0.f),
-             .hi = AttrOr<float>(node, "clip_max", 0.f)};
-    } else if (!kind.empty()) {
-      return errors::InvalidArgument(absl::StrCat(node.name(), ": unknown fused activation '", kind, "'"));
-    }
+    ASSIGN_OR_RETURN(Activation act, FusedActivation::FromNode(node));
     if (transposed && act.kind != Activation::kNone) {
       return errors::InvalidArgument(absl::StrCat(node.name(), ": ConvTransposeND takes no fused activation"));
     }

@@ -17,6 +17,7 @@
 
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/fused_activation.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/matmul_helper.h"
 #include "executor/cpu/node_attrs.h"
@@ -25,18 +26,8 @@
 namespace graphd::executor::cpu {
 namespace {
 
-// The activation applied after the bias: none, Relu, or Clip to [lo, hi].
-struct Activation {
-  enum Kind { kNone, kRelu, kClip } kind = kNone;
-  float lo = 0, hi = 0;
+using Activation = FusedActivation;  // applied after the bias
 
-  template <typename T>
-  T Apply(T v) const {
-    if (kind == kRelu) return v < T(0) ? T(0) : v;
-    if (kind == kClip) return v < T(lo) ? T(lo) : (v > T(hi) ? T(hi) : v);
-    return v;
-  }
-};
 
 // Products below this many multiply-adds run on the calling thread alone: waking the
 // OpenMP team (a futex wake per worker when, as in the server, several threads each
@@ -77,11 +68,7 @@ class MatMulKernel : public OpKernel {
     attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle)
     if (o_.act.kind != Activation::kNone) {
       dnnl::post_ops ops;
-      if (o_.act.kind == Activation::kRelu) {
-        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-      } else {
-        ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, o_.act.lo, o_.act.hi);
-      }
+      o_.act.AppendTo(ops);
       attr_.set_post_ops(ops);
     }
   }
@@ -259,15 +246,7 @@ StatusOr<std::unique_ptr<OpKernel>> MakeMatMul(const Node& node) {
     }
     o.constant_b = std::get<Tensor>(value->second);
   }
-  const std::string kind = AttrOr<std::string>(node, "activation", "");
-  if (kind == "Relu") {
-    o.act.kind = Activation::kRelu;
-  } else if (kind == "Clip") {
-    o.act = {.kind = Activation::kClip, .lo = AttrOr<float>(node, "clip_min", 0.f),
-             .hi = AttrOr<float>(node, "clip_max", 0.f)};
-  } else if (!kind.empty()) {
-    return errors::InvalidArgument(absl::StrCat(node.name(), ": unknown fused activation '", kind, "'"));
-  }
+  ASSIGN_OR_RETURN(o.act, FusedActivation::FromNode(node));
   return std::make_unique<MatMulKernel>(std::move(o));
 }
 
