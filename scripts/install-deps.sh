@@ -26,6 +26,8 @@ TEST_PACKAGES=(
   python3-torch python3-torchvision
   # SVG pictures of concrete functions (graphctl graph --format svg, cf.render)
   graphviz
+  # scripts/device-bundle.sh (strip, ldd, xz) and its test
+  binutils libc-bin xz-utils
 )
 
 # GRAPHD_DEPS=build installs only what building the server and graphctl needs (the
