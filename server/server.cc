@@ -7,6 +7,7 @@
 #include "core/logging.h"
 #include "executor/cpu/cpu_device.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/gpu/gpu_probe.h"
 #include "server/malloc_tuning.h"
 #include "server/version.h"
 
@@ -48,7 +49,7 @@ GraphdServer::GraphdServer(ServerOptions options)
       passes_(MakePasses(options_, evaluator_)),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
                               .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},
-                *device_, passes_.get()),
+                *device_, passes_.get(), executor::gpu::ProbeGpus()),
       session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
       diagnostics_service_(sessions_) {}
 
@@ -80,6 +81,9 @@ Status GraphdServer::Start() {
   GRAPHD_LOG_INFO("graphd {} listening on {} (port {}); devices: {} ({}); {} worker threads",
                   kVersion, options_.listen, port_, dev.name, dev.description,
                   pool_->num_threads());
+  const executor::gpu::GpuProbe& gpus = sessions_.gpus();
+  if (gpus.devices.empty()) GRAPHD_LOG_INFO("GPU: none ({})", gpus.reason);
+  for (const auto& gpu : gpus.devices) GRAPHD_LOG_INFO("GPU: {} ({})", gpu.name, gpu.description);
   return absl::OkStatus();
 }
 

@@ -15,8 +15,8 @@ Status NotFound(absl::string_view handle) {
 }  // namespace
 
 SessionManager::SessionManager(SessionLimits limits, const executor::Device& device,
-                               const compiler::passes::Pipeline* passes)
-    : limits_(limits), device_(device), passes_(passes) {}
+                               const compiler::passes::Pipeline* passes, executor::gpu::GpuProbe gpus)
+    : limits_(limits), device_(device), passes_(passes), gpus_(std::move(gpus)) {}
 
 std::string SessionManager::NewHandle() const {
   // 128 bits from the OS's random source.
@@ -33,7 +33,14 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
                                                           absl::string_view device) {
   std::string type = absl::AsciiStrToUpper(device);
   if (!type.empty() && type != device_.info().device_type) {
-    if (type == "GPU") return errors::FailedPrecondition("no GPU device on this server");
+    if (type == "GPU" && gpus_.devices.empty()) {
+      return errors::FailedPrecondition(absl::StrCat("no GPU device on this server (", gpus_.reason, ")"));
+    }
+    if (type == "GPU") {
+      return errors::Unimplemented(absl::StrCat("GPU sessions are not available yet: the server found ",
+                                                gpus_.devices[0].description,
+                                                " but has no GPU kernels (issue 6); use device=\"cpu\""));
+    }
     return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
   }
   {

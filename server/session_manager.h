@@ -10,6 +10,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "executor/gpu/gpu_probe.h"
 #include "server/session.h"
 
 namespace graphd::server {
@@ -23,13 +24,15 @@ struct SessionLimits {
 class SessionManager {
  public:
   // `device` and `passes` (for sessions' traced functions; may be null) must outlive
-  // the manager.
+  // the manager. `gpus`: the GPUs found at start (executor/gpu/gpu_probe.h).
   SessionManager(SessionLimits limits, const executor::Device& device,
-                 const compiler::passes::Pipeline* passes = nullptr);
+                 const compiler::passes::Pipeline* passes = nullptr, executor::gpu::GpuProbe gpus = {});
 
   // Opens a session holding `initial` (version 1, or 0 when empty) on the device type
-  // `device` ("" or "cpu"; "gpu" is FAILED_PRECONDITION "no GPU device" on a CPU-only
-  // server). RESOURCE_EXHAUSTED at the limit; a graph error creates no session.
+  // `device` ("" or "cpu"; "gpu" is FAILED_PRECONDITION "no GPU device" with the
+  // probe's reason on a server without one, and UNIMPLEMENTED while the GPU device
+  // has no kernels, naming the GPU found). RESOURCE_EXHAUSTED at the limit; a graph
+  // error creates no session.
   StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "");
   // NOT_FOUND "session <h> not found (closed, expired or on another replica)".
   StatusOr<std::shared_ptr<Session>> Get(absl::string_view handle) const;
@@ -37,6 +40,7 @@ class SessionManager {
   // Closes sessions idle longer than the timeout at `now`; returns how many.
   int ExpireIdle(Session::Clock::time_point now);
   int size() const;
+  const executor::gpu::GpuProbe& gpus() const { return gpus_; }
 
  private:
   std::string NewHandle() const;
@@ -44,6 +48,7 @@ class SessionManager {
   const SessionLimits limits_;
   const executor::Device& device_;
   const compiler::passes::Pipeline* const passes_;
+  const executor::gpu::GpuProbe gpus_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
 };

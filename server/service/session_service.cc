@@ -166,6 +166,13 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerCo
   d->set_device_type(info.device_type);
   d->set_memory_limit(info.memory_limit);
   d->set_description(info.description);
+  for (const executor::DeviceInfo& gpu : sessions_.gpus().devices) {
+    v1::DeviceAttributes* g = resp->add_device();
+    g->set_name(gpu.name);
+    g->set_device_type(gpu.device_type);
+    g->set_memory_limit(gpu.memory_limit);
+    g->set_description(gpu.description);
+  }
   auto* reactor = ctx->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

@@ -1,6 +1,7 @@
 """Inputs that once could crash the server or hold it hostage: each now fails with
 a clear error, and the server keeps serving."""
 
+import re
 import time
 
 import numpy as np
@@ -79,10 +80,19 @@ def test_deadline_stops_a_long_kernel_not_just_between_kernels(target):
         np.testing.assert_array_equal(sess.run(x + 1, {x: [1, 2]}), [2, 3])
 
 
-def test_gpu_session_on_cpu_only_server(target):
-    with pytest.raises(tf.errors.FailedPreconditionError) as info:
-        tf.Session(target, device="gpu")
-    assert "no GPU device" in str(info.value)
+def test_gpu_session_request_is_answered_clearly(target):
+    with graphd.connect(target) as client:
+        gpus = [d for d in client.list_devices() if d.device_type == "GPU"]
+    if not gpus:
+        # A CPU-only server says so, with the reason the GPU probe gave.
+        with pytest.raises(tf.errors.FailedPreconditionError) as info:
+            tf.Session(target, device="gpu")
+        assert re.search(r"no GPU device on this server \((CUDA|built without CUDA).+\)", str(info.value))
+    else:
+        # A GPU is there but the GPU device has no kernels yet (issue 6).
+        with pytest.raises(tf.errors.UnimplementedError) as info:
+            tf.Session(target, device="gpu")
+        assert "has no GPU kernels" in str(info.value) and gpus[0].description.split(",")[0] in str(info.value)
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         tf.Session(target, device="tpu")
     assert "tpu" in str(info.value)
