@@ -24,23 +24,22 @@ namespace {
 using ::testing::HasSubstr;
 
 class FakeBackend : public AllocatorBackend {
-public:
-  absl::StatusOr<void *> Malloc(size_t bytes) override {
+ public:
+  absl::StatusOr<void*> Malloc(size_t bytes) override {
     absl::MutexLock lock(&mu_);
-    if (!fail_next_.ok())
-      return std::exchange(fail_next_, absl::OkStatus());
+    if (!fail_next_.ok()) return std::exchange(fail_next_, absl::OkStatus());
     if (held_ + bytes > capacity_) {
       return absl::ResourceExhaustedError("fake device: out of memory");
     }
     // Distinct, never dereferenced addresses with a gap between blocks.
-    void *ptr = reinterpret_cast<void *>(next_);
+    void* ptr = reinterpret_cast<void*>(next_);
     next_ += bytes + 4096;
     live_[ptr] = bytes;
     held_ += bytes;
     ++mallocs_;
     return ptr;
   }
-  void Free(void *ptr) override {
+  void Free(void* ptr) override {
     absl::MutexLock lock(&mu_);
     auto it = live_.find(ptr);
     ASSERT_NE(it, live_.end()) << "backend Free of unknown " << ptr;
@@ -50,8 +49,7 @@ public:
   }
   absl::StatusOr<Event> RecordEvent(Stream stream) override {
     absl::MutexLock lock(&mu_);
-    if (fail_record_)
-      return absl::InternalError("fake: cannot record");
+    if (fail_record_) return absl::InternalError("fake: cannot record");
     Event event = ++last_event_;
     events_[event] = auto_complete_;
     ++records_;
@@ -72,8 +70,7 @@ public:
   // Test controls.
   void CompleteEvents() {
     absl::MutexLock lock(&mu_);
-    for (auto &[event, done] : events_)
-      done = true;
+    for (auto& [event, done] : events_) done = true;
   }
   void set_capacity(size_t bytes) {
     absl::MutexLock lock(&mu_);
@@ -116,15 +113,15 @@ public:
     return recorded_on_;
   }
 
-private:
+ private:
   absl::Mutex mu_;
   std::uintptr_t next_ = 0x100000;
-  absl::flat_hash_map<void *, size_t> live_;
+  absl::flat_hash_map<void*, size_t> live_;
   size_t held_ = 0;
   size_t capacity_ = SIZE_MAX;
   int mallocs_ = 0, frees_ = 0, records_ = 0;
   Event last_event_ = 0;
-  absl::flat_hash_map<Event, bool> events_; // event -> done
+  absl::flat_hash_map<Event, bool> events_;  // event -> done
   std::vector<Stream> recorded_on_;
   bool auto_complete_ = false;
   bool fail_record_ = false;
@@ -133,9 +130,8 @@ private:
 
 constexpr Stream kS1 = 0x11, kS2 = 0x22, kS3 = 0x33;
 
-void *Alloc(CachingAllocator &a, size_t bytes, Stream stream,
-            absl::string_view owner = "") {
-  absl::StatusOr<void *> ptr = a.Allocate(bytes, stream, owner);
+void* Alloc(CachingAllocator& a, size_t bytes, Stream stream, absl::string_view owner = "") {
+  absl::StatusOr<void*> ptr = a.Allocate(bytes, stream, owner);
   EXPECT_TRUE(ptr.ok()) << ptr.status();
   return ptr.ok() ? *ptr : nullptr;
 }
@@ -145,7 +141,7 @@ TEST(CachingAllocatorTest, RoundsSizesToTheGranularity) {
   CachingAllocator a(&backend);
   EXPECT_EQ(a.BlockSize(Alloc(a, 1, kS1)), 512u);
   EXPECT_EQ(a.BlockSize(Alloc(a, 0, kS1)),
-            512u); // distinct pointer, one granule
+            512u);  // distinct pointer, one granule
   EXPECT_EQ(a.BlockSize(Alloc(a, 512, kS1)), 512u);
   EXPECT_EQ(a.BlockSize(Alloc(a, 513, kS1)), 1024u);
   EXPECT_EQ(backend.held(), 512u * 3 + 1024u);
@@ -155,11 +151,11 @@ TEST(CachingAllocatorTest, RoundsSizesToTheGranularity) {
 TEST(CachingAllocatorTest, ReusesAFreedBlockOnTheSameStreamAtOnce) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  void *p = Alloc(a, 1000, kS1);
+  void* p = Alloc(a, 1000, kS1);
   ASSERT_TRUE(a.Free(p, kS1).ok());
   EXPECT_EQ(Alloc(a, 900, kS1), p);
   EXPECT_EQ(backend.mallocs(), 1);
-  EXPECT_EQ(backend.records(), 0); // single stream: no event needed
+  EXPECT_EQ(backend.records(), 0);  // single stream: no event needed
   AllocatorStats stats = a.Stats();
   EXPECT_EQ(stats.cache_hits, 1);
   EXPECT_EQ(stats.bytes_in_use, 1024u);
@@ -169,17 +165,17 @@ TEST(CachingAllocatorTest, ReusesAFreedBlockOnTheSameStreamAtOnce) {
 TEST(CachingAllocatorTest, OtherStreamsWaitForTheEventRecordedAfterTheFree) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  void *p = Alloc(a, 1000, kS1);
+  void* p = Alloc(a, 1000, kS1);
   ASSERT_TRUE(a.Free(p, kS1).ok());
   // S1's work may still use p: S2 gets fresh memory, and an event is recorded
   // on S1.
-  void *q = Alloc(a, 1000, kS2);
+  void* q = Alloc(a, 1000, kS2);
   EXPECT_NE(q, p);
   EXPECT_EQ(backend.mallocs(), 2);
   EXPECT_EQ(backend.recorded_on(), std::vector<Stream>{kS1});
   // Still pending: S3 cannot have it either (the same event is queried, not
   // re-recorded).
-  void *r = Alloc(a, 1000, kS3);
+  void* r = Alloc(a, 1000, kS3);
   EXPECT_NE(r, p);
   EXPECT_EQ(backend.records(), 1);
   ASSERT_TRUE(a.Free(r, kS3).ok());
@@ -196,10 +192,10 @@ TEST(CachingAllocatorTest, OtherStreamsWaitForTheEventRecordedAfterTheFree) {
 
 TEST(CachingAllocatorTest, PrefersABlockFromTheSameStream) {
   FakeBackend backend;
-  backend.set_auto_complete(true); // every event is done at once
+  backend.set_auto_complete(true);  // every event is done at once
   CachingAllocator a(&backend);
-  void *p1 = Alloc(a, 2048, kS1);
-  void *p2 = Alloc(a, 2048, kS2);
+  void* p1 = Alloc(a, 2048, kS1);
+  void* p2 = Alloc(a, 2048, kS2);
   ASSERT_TRUE(a.Free(p1, kS1).ok());
   ASSERT_TRUE(a.Free(p2, kS2).ok());
   EXPECT_EQ(Alloc(a, 2048, kS2), p2);
@@ -207,18 +203,17 @@ TEST(CachingAllocatorTest, PrefersABlockFromTheSameStream) {
   // No S2 block left: S1's block, its event done, moves to S2.
   EXPECT_EQ(Alloc(a, 2048, kS2), p1);
   EXPECT_EQ(backend.records(), 1);
-  EXPECT_EQ(backend.live_events(), 0u); // destroyed when the block was taken
+  EXPECT_EQ(backend.live_events(), 0u);  // destroyed when the block was taken
   EXPECT_EQ(backend.mallocs(), 2);
 }
 
 TEST(CachingAllocatorTest, BestFitAndNoBlockMoreThanTwiceTheRequest) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  void *big = Alloc(a, 4096, kS1);
-  void *small = Alloc(a, 1024, kS1);
-  void *mid = Alloc(a, 2048, kS1);
-  for (void *p : {big, small, mid})
-    ASSERT_TRUE(a.Free(p, kS1).ok());
+  void* big = Alloc(a, 4096, kS1);
+  void* small = Alloc(a, 1024, kS1);
+  void* mid = Alloc(a, 2048, kS1);
+  for (void* p : {big, small, mid}) ASSERT_TRUE(a.Free(p, kS1).ok());
   EXPECT_EQ(Alloc(a, 3000, kS1), big);
   EXPECT_EQ(Alloc(a, 1000, kS1), small);
   // 1024 is taken: 2048 is the smallest fit and no more than twice 1024.
@@ -226,20 +221,20 @@ TEST(CachingAllocatorTest, BestFitAndNoBlockMoreThanTwiceTheRequest) {
   EXPECT_EQ(backend.mallocs(), 3);
   ASSERT_TRUE(a.Free(big, kS1).ok());
   // A 4096 block is not wasted on 512 bytes.
-  void *tiny = Alloc(a, 512, kS1);
+  void* tiny = Alloc(a, 512, kS1);
   EXPECT_NE(tiny, big);
   EXPECT_EQ(backend.mallocs(), 4);
-  EXPECT_EQ(Alloc(a, 2049, kS1), big); // rounds to 2560; 4096 <= 5120
+  EXPECT_EQ(Alloc(a, 2049, kS1), big);  // rounds to 2560; 4096 <= 5120
 }
 
 TEST(CachingAllocatorTest, OutOfMemoryTrimsTheCacheAndRetriesOnce) {
   FakeBackend backend;
   backend.set_capacity(4096);
   CachingAllocator a(&backend);
-  void *p = Alloc(a, 2048, kS1);
+  void* p = Alloc(a, 2048, kS1);
   ASSERT_TRUE(a.Free(p, kS1).ok());
   // 2048 cached + 3072 > 4096: the cached block goes back, then the retry fits.
-  void *q = Alloc(a, 3000, kS1, "s");
+  void* q = Alloc(a, 3000, kS1, "s");
   ASSERT_NE(q, nullptr);
   AllocatorStats stats = a.Stats();
   EXPECT_EQ(stats.oom_trims, 1);
@@ -248,29 +243,25 @@ TEST(CachingAllocatorTest, OutOfMemoryTrimsTheCacheAndRetriesOnce) {
   EXPECT_EQ(backend.held(), 3072u);
 }
 
-TEST(CachingAllocatorTest,
-     OutOfMemoryAfterTheRetrySaysWhatWasAskedInUseAndCached) {
+TEST(CachingAllocatorTest, OutOfMemoryAfterTheRetrySaysWhatWasAskedInUseAndCached) {
   FakeBackend backend;
   backend.set_capacity(4096);
   CachingAllocator a(&backend);
-  void *kept = Alloc(a, 1024, kS1, "s");
-  void *freed = Alloc(a, 1024, kS1, "s");
+  void* kept = Alloc(a, 1024, kS1, "s");
+  void* freed = Alloc(a, 1024, kS1, "s");
   ASSERT_TRUE(a.Free(freed, kS1).ok());
-  absl::StatusOr<void *> r = a.Allocate(4000, kS1, "session-7");
+  absl::StatusOr<void*> r = a.Allocate(4000, kS1, "session-7");
   ASSERT_TRUE(absl::IsResourceExhausted(r.status())) << r.status();
   EXPECT_THAT(r.status().message(), HasSubstr("out of device memory"));
-  EXPECT_THAT(r.status().message(),
-              HasSubstr("asked for 3.91 KiB (4000 bytes)"));
+  EXPECT_THAT(r.status().message(), HasSubstr("asked for 3.91 KiB (4000 bytes)"));
   EXPECT_THAT(r.status().message(), HasSubstr("owner 'session-7'"));
+  EXPECT_THAT(r.status().message(), HasSubstr("in use 1.00 KiB (1024 bytes) in 1 blocks"));
   EXPECT_THAT(r.status().message(),
-              HasSubstr("in use 1.00 KiB (1024 bytes) in 1 blocks"));
-  EXPECT_THAT(
-      r.status().message(),
-      HasSubstr("cached 1.00 KiB (1024 bytes) (handed back to the device, then "
-                "retried)"));
+              HasSubstr("cached 1.00 KiB (1024 bytes) (handed back to the device, then "
+                        "retried)"));
   EXPECT_THAT(r.status().message(), HasSubstr("fake device: out of memory"));
   EXPECT_EQ(a.Stats().oom_trims, 1);
-  EXPECT_EQ(backend.held(), 1024u); // only the block in use
+  EXPECT_EQ(backend.held(), 1024u);  // only the block in use
   // With nothing cached there is no retry.
   r = a.Allocate(4000, kS1, "s");
   EXPECT_TRUE(absl::IsResourceExhausted(r.status()));
@@ -284,7 +275,7 @@ TEST(CachingAllocatorTest, OtherBackendErrorsPassThroughWithoutATrim) {
   CachingAllocator a(&backend);
   ASSERT_TRUE(a.Free(Alloc(a, 100, kS1), kS1).ok());
   backend.FailNextMalloc(absl::InternalError("illegal address"));
-  absl::StatusOr<void *> r = a.Allocate(100000, kS1, "");
+  absl::StatusOr<void*> r = a.Allocate(100000, kS1, "");
   EXPECT_TRUE(absl::IsInternal(r.status())) << r.status();
   EXPECT_THAT(r.status().message(), HasSubstr("illegal address"));
   EXPECT_EQ(a.Stats().oom_trims, 0);
@@ -294,9 +285,9 @@ TEST(CachingAllocatorTest, OtherBackendErrorsPassThroughWithoutATrim) {
 TEST(CachingAllocatorTest, AccountsBytesInUseAndPeakPerOwner) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  void *a1 = Alloc(a, 1000, kS1, "a");
-  void *a2 = Alloc(a, 2000, kS1, "a");
-  void *b1 = Alloc(a, 10, kS2, "b");
+  void* a1 = Alloc(a, 1000, kS1, "a");
+  void* a2 = Alloc(a, 2000, kS1, "a");
+  void* b1 = Alloc(a, 10, kS2, "b");
   AllocatorStats stats = a.Stats();
   EXPECT_EQ(stats.owners["a"].bytes_in_use, 3072u);
   EXPECT_EQ(stats.owners["a"].blocks_in_use, 2u);
@@ -315,8 +306,7 @@ TEST(CachingAllocatorTest, AccountsBytesInUseAndPeakPerOwner) {
   absl::Status leak = a.ReleaseOwner("a");
   EXPECT_TRUE(absl::IsFailedPrecondition(leak)) << leak;
   EXPECT_THAT(leak.message(), HasSubstr("owner 'a'"));
-  EXPECT_THAT(leak.message(),
-              HasSubstr("1 blocks (2.00 KiB (2048 bytes)) still in use"));
+  EXPECT_THAT(leak.message(), HasSubstr("1 blocks (2.00 KiB (2048 bytes)) still in use"));
   EXPECT_EQ(a.Stats().owners.count("a"), 1u);
   ASSERT_TRUE(a.Free(a2, kS1).ok());
   EXPECT_TRUE(a.ReleaseOwner("a").ok());
@@ -331,7 +321,7 @@ TEST(CachingAllocatorTest, AccountsBytesInUseAndPeakPerOwner) {
 TEST(CachingAllocatorTest, TrimReturnsEveryCachedByteToTheBackend) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  std::vector<std::pair<void *, Stream>> live;
+  std::vector<std::pair<void*, Stream>> live;
   for (int i = 0; i < 30; ++i) {
     Stream s = (i % 3 == 0) ? kS1 : (i % 3 == 1) ? kS2 : kS3;
     live.emplace_back(Alloc(a, 700 * (i + 1), s, i % 2 ? "x" : "y"), s);
@@ -340,7 +330,7 @@ TEST(CachingAllocatorTest, TrimReturnsEveryCachedByteToTheBackend) {
   for (size_t i = 0; i < live.size(); ++i) {
     ASSERT_TRUE(a.Free(live[i].first, i % 2 ? kS1 : live[i].second).ok());
   }
-  Alloc(a, 700, kS2, "z"); // records events on S1/S3 blocks, none complete
+  Alloc(a, 700, kS2, "z");  // records events on S1/S3 blocks, none complete
   EXPECT_GT(backend.live_events(), 0u);
   const size_t cached = a.Stats().bytes_cached;
   EXPECT_EQ(a.Trim(), cached);
@@ -355,11 +345,9 @@ TEST(CachingAllocatorTest, TrimReturnsEveryCachedByteToTheBackend) {
 TEST(CachingAllocatorTest, AfterAllFreesAndTrimTheBackendHoldsNothing) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  std::vector<void *> ptrs;
-  for (int i = 1; i <= 20; ++i)
-    ptrs.push_back(Alloc(a, i * 1500, i % 2 ? kS1 : kS2, "s"));
-  for (size_t i = 0; i < ptrs.size(); ++i)
-    ASSERT_TRUE(a.Free(ptrs[i], kS3).ok());
+  std::vector<void*> ptrs;
+  for (int i = 1; i <= 20; ++i) ptrs.push_back(Alloc(a, i * 1500, i % 2 ? kS1 : kS2, "s"));
+  for (size_t i = 0; i < ptrs.size(); ++i) ASSERT_TRUE(a.Free(ptrs[i], kS3).ok());
   EXPECT_TRUE(a.ReleaseOwner("s").ok());
   a.Trim();
   EXPECT_EQ(backend.held(), 0u);
@@ -375,7 +363,7 @@ TEST(CachingAllocatorTest, DestructorHandsTheCacheBack) {
     CachingAllocator a(&backend);
     ASSERT_TRUE(a.Free(Alloc(a, 5000, kS1), kS1).ok());
     ASSERT_TRUE(a.Free(Alloc(a, 5000, kS2), kS2).ok());
-    Alloc(a, 5000, kS3); // records events, then allocates fresh
+    Alloc(a, 5000, kS3);  // records events, then allocates fresh
     // The block in use at destruction is left to the backend (documented).
   }
   EXPECT_EQ(backend.held(), 5120u);
@@ -390,7 +378,7 @@ TEST(CachingAllocatorTest, UnknownPointerAndDoubleFreeAreInvalidArguments) {
   absl::Status s = a.Free(&not_device, kS1);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(s.message(), HasSubstr("did not hand out"));
-  void *p = Alloc(a, 100, kS1);
+  void* p = Alloc(a, 100, kS1);
   ASSERT_TRUE(a.Free(p, kS2).ok());
   s = a.Free(p, kS1);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
@@ -400,13 +388,13 @@ TEST(CachingAllocatorTest, UnknownPointerAndDoubleFreeAreInvalidArguments) {
   s = a.Free(p, kS1);
   EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
   EXPECT_THAT(s.message(), HasSubstr("trimmed already"));
-  EXPECT_EQ(a.Stats().bytes_in_use, 0u); // failed frees changed nothing
+  EXPECT_EQ(a.Stats().bytes_in_use, 0u);  // failed frees changed nothing
 }
 
 TEST(CachingAllocatorTest, AFailedEventRecordKeepsTheBlockOnItsStream) {
   FakeBackend backend;
   CachingAllocator a(&backend);
-  void *p = Alloc(a, 1000, kS1);
+  void* p = Alloc(a, 1000, kS1);
   ASSERT_TRUE(a.Free(p, kS1).ok());
   backend.set_fail_record(true);
   EXPECT_NE(Alloc(a, 1000, kS2), p);
@@ -418,7 +406,7 @@ TEST(CachingAllocatorTest, ConcurrentAllocateAndFreeFromManyThreads) {
   backend.set_auto_complete(true);
   CachingAllocator a(&backend);
   absl::Mutex mu;
-  std::set<void *> live; // no pointer may be handed out twice while live
+  std::set<void*> live;  // no pointer may be handed out twice while live
   int duplicates = 0;
   constexpr int kThreads = 8, kIters = 3000;
   std::vector<std::thread> threads;
@@ -427,18 +415,16 @@ TEST(CachingAllocatorTest, ConcurrentAllocateAndFreeFromManyThreads) {
       std::mt19937 rng(t);
       const Stream stream = 0x100 + t % 3;
       const std::string owner = "session-" + std::to_string(t % 4);
-      std::vector<void *> mine;
+      std::vector<void*> mine;
       for (int i = 0; i < kIters; ++i) {
         if (mine.size() < 6 && (mine.empty() || rng() % 2)) {
-          absl::StatusOr<void *> p =
-              a.Allocate(1 + rng() % 20000, stream, owner);
+          absl::StatusOr<void*> p = a.Allocate(1 + rng() % 20000, stream, owner);
           ASSERT_TRUE(p.ok()) << p.status();
           absl::MutexLock lock(&mu);
-          if (!live.insert(*p).second)
-            ++duplicates;
+          if (!live.insert(*p).second) ++duplicates;
           mine.push_back(*p);
         } else {
-          void *p = mine[rng() % mine.size()];
+          void* p = mine[rng() % mine.size()];
           mine.erase(std::find(mine.begin(), mine.end(), p));
           {
             absl::MutexLock lock(&mu);
@@ -446,10 +432,9 @@ TEST(CachingAllocatorTest, ConcurrentAllocateAndFreeFromManyThreads) {
           }
           ASSERT_TRUE(a.Free(p, stream).ok());
         }
-        if (i % 500 == 0 && t == 0)
-          a.Trim();
+        if (i % 500 == 0 && t == 0) a.Trim();
       }
-      for (void *p : mine) {
+      for (void* p : mine) {
         {
           absl::MutexLock lock(&mu);
           live.erase(p);
@@ -458,13 +443,12 @@ TEST(CachingAllocatorTest, ConcurrentAllocateAndFreeFromManyThreads) {
       }
     });
   }
-  for (std::thread &th : threads)
-    th.join();
+  for (std::thread& th : threads) th.join();
   EXPECT_EQ(duplicates, 0);
   AllocatorStats stats = a.Stats();
   EXPECT_EQ(stats.bytes_in_use, 0u);
   EXPECT_GT(stats.cache_hits, 0);
-  for (const auto &[owner, o] : stats.owners) {
+  for (const auto& [owner, o] : stats.owners) {
     EXPECT_EQ(o.bytes_in_use, 0u) << owner;
     EXPECT_GT(o.peak_bytes_in_use, 0u) << owner;
     EXPECT_TRUE(a.ReleaseOwner(owner).ok());
@@ -474,5 +458,5 @@ TEST(CachingAllocatorTest, ConcurrentAllocateAndFreeFromManyThreads) {
   EXPECT_EQ(backend.live_events(), 0u);
 }
 
-} // namespace
-} // namespace graphd::executor::gpu
+}  // namespace
+}  // namespace graphd::executor::gpu
