@@ -44,7 +44,7 @@ size_t CachingAllocator::RoundUp(size_t bytes) {
 absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes, Stream stream,
                                                  absl::string_view owner) {
   if (bytes > std::numeric_limits<size_t>::max() / 2) {
-    return absl::ResourceExhaustedError(
+    return errors::ResourceExhausted(
         absl::StrFormat("device allocation of %d bytes is larger than any device", bytes));
   }
   const size_t size = RoundUp(bytes);
@@ -66,7 +66,7 @@ absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes, Stream stream,
   }
   if (!ptr.ok()) {
     if (absl::IsResourceExhausted(ptr.status())) {
-      return absl::ResourceExhaustedError(absl::StrFormat(
+      return errors::ResourceExhausted(absl::StrFormat(
           "out of device memory: asked for %s (rounded to %d) on stream %#x "
           "for owner "
           "'%s'; in use %s in %d blocks, cached %s%s; backend: %s",
@@ -79,7 +79,7 @@ absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes, Stream stream,
                                         ptr.status().message()));
   }
   if (*ptr == nullptr) {
-    return absl::InternalError(
+    return errors::Internal(
         absl::StrFormat("device backend returned null for %s", FormatBytes(size)));
   }
   auto owned = std::make_unique<Block>();
@@ -87,7 +87,7 @@ absl::StatusOr<void*> CachingAllocator::Allocate(size_t bytes, Stream stream,
   block->ptr = *ptr;
   block->size = size;
   if (!blocks_.emplace(block->ptr, std::move(owned)).second) {
-    return absl::InternalError(
+    return errors::Internal(
         absl::StrFormat("device backend returned %p, which the allocator already holds", *ptr));
   }
   ++stats_.backend_mallocs;
@@ -176,7 +176,7 @@ absl::Status CachingAllocator::Free(void* ptr, Stream stream) {
   absl::MutexLock lock(&mu_);
   auto it = blocks_.find(ptr);
   if (it == blocks_.end()) {
-    return absl::InvalidArgumentError(
+    return errors::InvalidArgument(
         absl::StrFormat("Free of device pointer %p, which this allocator did "
                         "not hand out (or which was "
                         "freed and trimmed already)",
@@ -184,7 +184,7 @@ absl::Status CachingAllocator::Free(void* ptr, Stream stream) {
   }
   Block* block = it->second.get();
   if (!block->in_use) {
-    return absl::InvalidArgumentError(
+    return errors::InvalidArgument(
         absl::StrFormat("double free of device pointer %p (%d bytes, freed "
                         "before on stream %#x)",
                         ptr, block->size, block->stream));
@@ -214,7 +214,7 @@ absl::Status CachingAllocator::ReleaseOwner(absl::string_view owner) {
     stats_.owners.erase(entry);
     return absl::OkStatus();
   }
-  return absl::FailedPreconditionError(
+  return errors::FailedPrecondition(
       absl::StrFormat("device memory leak: owner '%s' was released with %d "
                       "blocks (%s) still in use; they "
                       "stay allocated until freed",

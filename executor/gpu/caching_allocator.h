@@ -47,6 +47,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
+#include "core/status.h"
 
 namespace graphd::executor::gpu {
 
