@@ -9,19 +9,10 @@ namespace {
 
 using test::BodyBuilder;
 using test::Dims;
+using test::Filled;
 using test::RunPass;
 using test::Text;
-
-Tensor Filled(DType dtype, std::vector<int64_t> dims, double v) {
-  Tensor t = *Tensor::Allocate(dtype, Shape(std::move(dims)));
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    if (dtype == DType::kFloat32) t.data<float>()[i] = static_cast<float>(v);
-    if (dtype == DType::kInt32) t.data<int32_t>()[i] = static_cast<int32_t>(v);
-  }
-  return t;
-}
-
-AttrMap Value(Tensor t) { return {{"value", std::move(t)}}; }
+using test::Value;
 
 TEST(AlgebraicSimplificationTest, NeutralConstantsThatKeepTheShapeGo) {
   FunctionBody body = BodyBuilder()

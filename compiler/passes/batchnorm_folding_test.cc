@@ -15,14 +15,13 @@ using test::BodyBuilder;
 using test::Dims;
 using test::RunPass;
 using test::Text;
+using test::Value;
 
 Tensor Floats(std::vector<int64_t> dims, std::vector<float> values) {
   auto t = Tensor::FromVector<float>(Shape(std::move(dims)), values);
   EXPECT_TRUE(t.ok()) << t.status();
   return *t;
 }
-
-AttrMap Value(Tensor t) { return {{"value", std::move(t)}}; }
 
 // The importer's BatchNormalization after constant folding: ((c - mean) * s) + beta,
 // with s = scale / sqrt(var + eps) already one constant.

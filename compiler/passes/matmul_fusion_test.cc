@@ -9,21 +9,16 @@ namespace {
 
 using test::BodyBuilder;
 using test::Dims;
+using test::Filled;
 using test::RunPass;
 using test::Text;
-
-Tensor Filled(std::vector<int64_t> dims, float v) {
-  Tensor t = *Tensor::Allocate(DType::kFloat32, Shape(std::move(dims)));
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = v;
-  return t;
-}
 
 TEST(MatMulFusionTest, FusesBiasAndActivationsAndMarksConstantWeights) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({-1, 4}))
-                          .Node("w1", "Const", {}, {{"value", Filled({3, 4}, 0.5f)}})
-                          .Node("b1", "Const", {}, {{"value", Filled({3}, 1.f)}})
-                          .Node("w2", "Const", {}, {{"value", Filled({3, 2}, 0.25f)}})
+                          .Node("w1", "Const", {}, {{"value", Filled(DType::kFloat32, {3, 4}, 0.5f)}})
+                          .Node("b1", "Const", {}, {{"value", Filled(DType::kFloat32, {3}, 1.f)}})
+                          .Node("w2", "Const", {}, {{"value", Filled(DType::kFloat32, {3, 2}, 0.25f)}})
                           .Arg("b2", DType::kFloat32, Dims({1, 2}))
                           .Const("lo", 0.0f)
                           .Const("hi", 6.0f)

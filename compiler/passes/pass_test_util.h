@@ -63,6 +63,20 @@ class BodyBuilder {
   FunctionBody body_;
 };
 
+// A Const's attributes: {"value": t}.
+inline AttrMap Value(Tensor t) { return {{"value", std::move(t)}}; }
+
+// A float32, float64 or int32 tensor of `dims` with every element `v`.
+inline Tensor Filled(DType dtype, std::vector<int64_t> dims, double v) {
+  Tensor t = *Tensor::Allocate(dtype, Shape(std::move(dims)));
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    if (dtype == DType::kFloat32) t.data<float>()[i] = static_cast<float>(v);
+    if (dtype == DType::kFloat64) t.data<double>()[i] = v;
+    if (dtype == DType::kInt32) t.data<int32_t>()[i] = static_cast<int32_t>(v);
+  }
+  return t;
+}
+
 inline std::string Text(const FunctionBody& body) { return GraphToText(*body.graph, &body.results); }
 
 // Runs `pass` on `body`, checks the result with VerifyBody, returns whether it changed.
