@@ -36,7 +36,21 @@ StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype, int64_t num_elem
   return std::shared_ptr<Buffer>(new Buffer(data, static_cast<size_t>(bytes), dtype, num_elements));
 }
 
+std::shared_ptr<Buffer> Buffer::Adopt(void* data, size_t bytes, int memory_space, Release release,
+                                      void* context) {
+  auto buffer = std::shared_ptr<Buffer>(new Buffer(data, bytes, DType::kUInt8, static_cast<int64_t>(bytes)));
+  buffer->memory_space_ = memory_space;
+  buffer->release_ = release;
+  buffer->release_context_ = context;
+  buffer->adopted_ = true;
+  return buffer;
+}
+
 Buffer::~Buffer() {
+  if (adopted_) {
+    if (release_ != nullptr) release_(release_context_, data_, bytes_);
+    return;
+  }
   if (dtype_ == DType::kString) {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
@@ -47,6 +61,20 @@ Buffer::~Buffer() {
 StatusOr<Tensor> Tensor::Allocate(DType dtype, const Shape& shape) {
   ASSIGN_OR_RETURN(Shape checked, Shape::Make(shape.dims()));
   ASSIGN_OR_RETURN(auto buffer, Buffer::Allocate(dtype, checked.num_elements()));
+  return Tensor(dtype, std::move(checked), std::move(buffer));
+}
+
+StatusOr<Tensor> Tensor::FromBuffer(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer) {
+  ASSIGN_OR_RETURN(Shape checked, Shape::Make(shape.dims()));
+  const size_t need = static_cast<size_t>(checked.num_elements()) * DTypeSize(dtype);
+  if (buffer == nullptr || buffer->bytes() < need || dtype == DType::kInvalid) {
+    return errors::InvalidArgument(absl::StrCat("a buffer of ", buffer ? buffer->bytes() : 0,
+                                                " bytes cannot hold ", DTypeName(dtype),
+                                                checked.ToString()));
+  }
+  if (dtype == DType::kString && !buffer->on_host()) {
+    return errors::InvalidArgument("string tensors live in host memory only");
+  }
   return Tensor(dtype, std::move(checked), std::move(buffer));
 }
 
@@ -61,6 +89,10 @@ StatusOr<Tensor> Tensor::Reshaped(const Shape& shape) const {
 }
 
 StatusOr<Tensor> Tensor::Clone() const {
+  if (!on_host()) {
+    return errors::FailedPrecondition(absl::StrCat("cannot copy ", DebugString(), " in the memory of device ",
+                                                   memory_space(), " on the host side; the device copies it"));
+  }
   ASSIGN_OR_RETURN(Tensor out, Allocate(dtype_, shape_));
   if (dtype_ == DType::kString) {
     for (int64_t i = 0; i < num_elements(); ++i) out.data<std::string>()[i] = data<std::string>()[i];

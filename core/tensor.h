@@ -25,17 +25,33 @@ inline constexpr size_t kTensorAlignment = 64;
 void SetMaxTensorBytes(int64_t bytes);
 int64_t MaxTensorBytes();
 
-// Owns `bytes` of aligned storage. For string tensors it also constructs and destroys
-// the std::string elements.
+// Where a buffer's bytes live: host memory (kHostMemory), readable through data() by
+// any code, or the memory of device N (N >= 0, e.g. a GPU ordinal), which only that
+// device's kernels and copies may touch.
+inline constexpr int kHostMemory = -1;
+
+// Owns `bytes` of storage: aligned host memory from Allocate (for string tensors it
+// also constructs and destroys the std::string elements), or storage adopted from a
+// device allocator, handed back to it through `release` with the last reference.
 class Buffer {
  public:
+  // Called once with (context, data, bytes) when an adopted buffer is destroyed; must
+  // not throw. Runs on whichever thread drops the last reference.
+  using Release = void (*)(void* context, void* data, size_t bytes);
+
   static StatusOr<std::shared_ptr<Buffer>> Allocate(DType dtype, int64_t num_elements);
+  // Adopts `bytes` at `data` in `memory_space` (never kHostMemory strings). `release`
+  // may be null (storage owned elsewhere and outliving the buffer).
+  static std::shared_ptr<Buffer> Adopt(void* data, size_t bytes, int memory_space, Release release,
+                                       void* context);
   ~Buffer();
   Buffer(const Buffer&) = delete;
   Buffer& operator=(const Buffer&) = delete;
 
   void* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  int memory_space() const { return memory_space_; }
+  bool on_host() const { return memory_space_ == kHostMemory; }
 
  private:
   Buffer(void* data, size_t bytes, DType dtype, int64_t n)
@@ -44,6 +60,10 @@ class Buffer {
   size_t bytes_;
   DType dtype_;
   int64_t num_elements_;
+  int memory_space_ = kHostMemory;
+  Release release_ = nullptr;  // set for adopted buffers
+  void* release_context_ = nullptr;
+  bool adopted_ = false;
 };
 
 class Tensor {
@@ -59,6 +79,9 @@ class Tensor {
   // A tensor from a flat vector of T with `shape`; requires a matching element count.
   template <typename T>
   static StatusOr<Tensor> FromVector(const Shape& shape, std::span<const T> values);
+  // A tensor over an existing buffer (e.g. device memory from Buffer::Adopt);
+  // InvalidArgument when the buffer is smaller than dtype x shape.
+  static StatusOr<Tensor> FromBuffer(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer);
 
   bool valid() const { return dtype_ != DType::kInvalid; }
   DType dtype() const { return dtype_; }
@@ -66,6 +89,9 @@ class Tensor {
   int64_t num_elements() const { return shape_.num_elements(); }
   size_t bytes() const { return static_cast<size_t>(num_elements()) * DTypeSize(dtype_); }
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  // Where the elements live (kHostMemory for host tensors and for invalid ones).
+  int memory_space() const { return buffer_ ? buffer_->memory_space() : kHostMemory; }
+  bool on_host() const { return memory_space() == kHostMemory; }
 
   void* raw_data() const { return buffer_ ? buffer_->data() : nullptr; }
   template <typename T>
@@ -73,9 +99,10 @@ class Tensor {
   template <typename T>
   std::span<T> flat() const { return {data<T>(), static_cast<size_t>(num_elements())}; }
 
-  // Same buffer, another shape with the same element count.
+  // Same buffer, another shape with the same element count (any memory space).
   StatusOr<Tensor> Reshaped(const Shape& shape) const;
-  // A deep copy (new buffer).
+  // A deep copy (new host buffer); FailedPrecondition for a tensor in device memory
+  // (the device copies those).
   StatusOr<Tensor> Clone() const;
   // "float32[2,3]"
   std::string DebugString() const;

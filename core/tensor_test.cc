@@ -193,5 +193,42 @@ TEST(TensorTest, StringTensors) {
   EXPECT_EQ(r->data<std::string>()[3], long_value);
 }
 
+TEST(TensorTest, AdoptedBufferReleasedOnceWithLastReference) {
+  struct Log {
+    int calls = 0;
+    void* data = nullptr;
+    size_t bytes = 0;
+  } log;
+  static char storage[64];
+  auto release = [](void* ctx, void* data, size_t bytes) {
+    auto* l = static_cast<Log*>(ctx);
+    ++l->calls;
+    l->data = data;
+    l->bytes = bytes;
+  };
+  {
+    auto buffer = Buffer::Adopt(storage, sizeof(storage), /*memory_space=*/0, release, &log);
+    EXPECT_FALSE(buffer->on_host());
+    auto t = Tensor::FromBuffer(DType::kFloat32, Shape({4, 4}), buffer);
+    ASSERT_TRUE(t.ok()) << t.status();
+    EXPECT_EQ(t->memory_space(), 0);
+    EXPECT_FALSE(t->on_host());
+    auto r = t->Reshaped(Shape({16}));
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r->raw_data(), storage);
+    // Host-side deep copies of device memory are refused, not silently read.
+    EXPECT_EQ(t->Clone().status().code(), absl::StatusCode::kFailedPrecondition);
+    // Too small a buffer for the shape.
+    EXPECT_EQ(Tensor::FromBuffer(DType::kFloat32, Shape({17}), buffer).status().code(),
+              absl::StatusCode::kInvalidArgument);
+    EXPECT_EQ(log.calls, 0);
+  }
+  EXPECT_EQ(log.calls, 1);
+  EXPECT_EQ(log.data, storage);
+  EXPECT_EQ(log.bytes, sizeof(storage));
+  EXPECT_TRUE(Tensor::Scalar<float>(1.0f).on_host());
+  EXPECT_TRUE(Tensor().on_host());
+}
+
 }  // namespace
 }  // namespace graphd

@@ -36,6 +36,22 @@ class Device {
   virtual StatusOr<Tensor> CopyToHost(const Tensor& device) const = 0;
   // Waits for all work queued on this device by the calling thread.
   virtual Status Synchronize() const = 0;
+
+  // Placement (Plan::Build). A device that cannot run every op names the device that
+  // runs the rest (the host CPU for a GPU): each node goes to this device when
+  // SupportsOp says so and to fallback() otherwise, with explicit copy steps where a
+  // value crosses between them. nullptr (the CPU): everything runs here.
+  virtual const Device* fallback() const { return nullptr; }
+  // Where this device's tensors live (Buffer::memory_space); kHostMemory for the CPU.
+  virtual int memory_space() const { return kHostMemory; }
+  // True when this device's kernel for `node` reads input `input` from host memory
+  // (shape operands, axes, indices it needs before launching; TensorFlow's
+  // HostMemory). Placement then hands that input over as a host tensor.
+  virtual bool InputOnHost(const Node& node, int input) const {
+    (void)node;
+    (void)input;
+    return memory_space() == kHostMemory;
+  }
 };
 
 }  // namespace graphd::executor

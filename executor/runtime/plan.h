@@ -1,6 +1,9 @@
 // An execution plan: built once per (graph, run signature), then executed many times,
-// concurrently if asked. It fixes the kernel order, creates every kernel, and assigns
-// each value a slot, with the step after which the slot can be released.
+// concurrently if asked. It places each node on a device (the one asked for, or its
+// fallback for ops it cannot run), fixes the kernel order, creates every kernel, adds
+// explicit copy steps where a value crosses memory spaces (feeds arrive and fetches
+// leave in host memory), and assigns each value a slot, with the step after which the
+// slot can be released.
 // Immutable after Build; shares nothing mutable between executions.
 #ifndef GRAPHD_EXECUTOR_RUNTIME_PLAN_H_
 #define GRAPHD_EXECUTOR_RUNTIME_PLAN_H_
@@ -23,11 +26,16 @@ class Plan {
     std::vector<int> release_slots; // slots last read by this step
     // The kernel's fixed output (OpKernel::ConstantOutput), bound without running it.
     const Tensor* constant = nullptr;
+    // Where it runs; for a copy step, the non-host device on the other side.
+    const Device* device = nullptr;
+    // kNone for a node's kernel; otherwise a copy of `node`'s output `copy_output`.
+    enum class Copy { kNone, kToDevice, kToHost } copy = Copy::kNone;
+    int copy_output = 0;
   };
   static constexpr int kNoSlot = -1;
 
-  // `spec`'s graph must outlive the plan. Fails (Unimplemented) when `device` has no
-  // kernel for some node.
+  // `spec`'s graph must outlive the plan. Fails (Unimplemented) when neither `device`
+  // nor its fallback has a kernel for some node.
   static StatusOr<std::unique_ptr<const Plan>> Build(const ExecutionSpec& spec, const Device& device);
 
   const std::vector<Step>& steps() const { return steps_; }
@@ -39,6 +47,8 @@ class Plan {
   const std::vector<TensorType>& feed_types() const { return feed_types_; }
   const std::vector<const Node*>& feed_nodes() const { return feed_nodes_; }
   const Device& device() const { return *device_; }
+  // Copy steps in the plan (0 when everything runs on one device).
+  int num_copies() const { return num_copies_; }
   // Slot index reserved for outputs nobody reads (always empty after a step).
   int discard_slot() const { return num_slots_ - 1; }
 
@@ -50,6 +60,7 @@ class Plan {
   std::vector<TensorType> feed_types_;
   std::vector<const Node*> feed_nodes_;
   const Device* device_ = nullptr;
+  int num_copies_ = 0;
 };
 
 }  // namespace graphd::executor

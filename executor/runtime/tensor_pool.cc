@@ -30,7 +30,7 @@ bool TensorPool::Take(DType dtype, const Shape& shape, Tensor* out) {
 void TensorPool::Give(Tensor&& t) {
   Tensor taken = std::move(t);
   t = Tensor();
-  if (!taken.valid() || taken.dtype() == DType::kString || taken.buffer() == nullptr ||
+  if (!taken.valid() || taken.dtype() == DType::kString || taken.buffer() == nullptr || !taken.on_host() ||
       taken.buffer().use_count() != 1 || spares_.size() >= kMaxSpares) {
     return;
   }

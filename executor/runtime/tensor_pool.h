@@ -1,7 +1,8 @@
 // Spare tensor buffers that one executing plan (a PlanRunner) hands back to its
 // kernels' AllocateOutput, so a loop body's outputs reuse the buffers its previous
 // iteration freed instead of allocating. Only buffers nobody else references are
-// kept; string buffers never are. Not thread-safe: one per running plan.
+// kept; string buffers and device memory never are (a device's allocator caches
+// its own). Not thread-safe: one per running plan.
 #ifndef GRAPHD_EXECUTOR_RUNTIME_TENSOR_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_TENSOR_POOL_H_
 

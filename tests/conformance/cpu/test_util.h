@@ -24,12 +24,12 @@ inline const cpu::CpuDevice& Device() {
 
 using Feeds = std::vector<std::pair<std::string, Tensor>>;
 
-// Prunes `g` for (feeds, fetches, targets), builds a plan and executes it once.
-inline StatusOr<std::vector<Tensor>> RunGraph(const Graph& g, const Feeds& feeds,
-                                              const std::vector<std::string>& fetches,
-                                              const std::vector<std::string>& targets = {},
-                                              VariableStore* variables = nullptr,
-                                              const CancellationToken* token = nullptr) {
+// Prunes `g` for (feeds, fetches, targets), builds a plan on `device` and executes it once.
+inline StatusOr<std::vector<Tensor>> RunGraphOn(const executor::Device& device, const Graph& g, const Feeds& feeds,
+                                                const std::vector<std::string>& fetches,
+                                                const std::vector<std::string>& targets = {},
+                                                VariableStore* variables = nullptr,
+                                                const CancellationToken* token = nullptr) {
   std::vector<std::string> names;
   std::vector<Tensor> values;
   for (const auto& [name, value] : feeds) {
@@ -37,12 +37,21 @@ inline StatusOr<std::vector<Tensor>> RunGraph(const Graph& g, const Feeds& feeds
     values.push_back(value);
   }
   ASSIGN_OR_RETURN(ExecutionSpec spec, compiler::Prune(g, names, fetches, targets));
-  ASSIGN_OR_RETURN(auto plan, Plan::Build(spec, Device()));
+  ASSIGN_OR_RETURN(auto plan, Plan::Build(spec, device));
   VariableStore local_variables;
   CancellationToken no_cancel;
   return Execute(*plan, std::move(values),
                  {.variables = variables ? variables : &local_variables,
                   .cancellation = token ? token : &no_cancel});
+}
+
+// RunGraphOn the CPU device.
+inline StatusOr<std::vector<Tensor>> RunGraph(const Graph& g, const Feeds& feeds,
+                                              const std::vector<std::string>& fetches,
+                                              const std::vector<std::string>& targets = {},
+                                              VariableStore* variables = nullptr,
+                                              const CancellationToken* token = nullptr) {
+  return RunGraphOn(Device(), g, feeds, fetches, targets, variables, token);
 }
 
 inline const Node* AddPlaceholder(Graph& g, const std::string& name, DType dtype,
