@@ -31,6 +31,8 @@ class KernelContext {
   // Input i; for a ref input (Assign's variable) an invalid Tensor.
   const Tensor& input(int i) const { return *inputs_[i]; }
   void set_output(int i, Tensor t) { outputs_[i] = std::move(t); }
+  // Output i as set so far (invalid until set); for wrappers that post-process outputs.
+  Tensor* output_slot(int i) const { return &outputs_[i]; }
   // Allocates output i with `shape` and the node's output dtype.
   StatusOr<Tensor*> AllocateOutput(int i, const Shape& shape);
   // Spare buffers AllocateOutput may reuse (the running plan's); nullptr: none.

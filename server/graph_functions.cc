@@ -304,6 +304,7 @@ StatusOr<GraphFunctions::Description> GraphFunctions::Describe(const std::string
   Description d;
   for (const auto& [key, compiled] : entry.by_signature) {
     d.signatures.push_back(compiled->signature);
+    d.placements.push_back(compiled->plan ? compiled->plan->Placement() : executor::PlacementSummary{});
     if (with_graphs) d.functions.push_back(compiled->function);
   }
   if (d.signatures.empty() && with_graphs && entry.value_inputs.empty()) {
@@ -312,6 +313,7 @@ StatusOr<GraphFunctions::Description> GraphFunctions::Describe(const std::string
     auto declared = Build(entry, name, shapes, {});
     if (declared.ok()) {
       d.signatures.push_back(ReadableSignature(entry.inputs, shapes, {}));
+      d.placements.emplace_back();
       d.functions.push_back(*std::move(declared));
     }
   }

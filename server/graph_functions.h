@@ -80,6 +80,8 @@ class GraphFunctions {
   struct Description {
     std::vector<std::string> signatures;
     std::vector<FunctionRef> functions;
+    // Per signature: where its plan runs each node (empty for a build not planned).
+    std::vector<executor::PlacementSummary> placements;
   };
   StatusOr<Description> Describe(const std::string& name, bool with_graphs);
   bool Contains(const std::string& name);

@@ -23,10 +23,13 @@ int WorkerThreads(const ServerOptions& o) {
 
 // The pass pipeline with --disable-passes applied (names were checked by Validate).
 // At log level trace, the IR of every traced body is logged before and after each pass.
+// `device_passes_off`: passes that only help another device (the CPU's layouts).
 std::unique_ptr<const compiler::passes::Pipeline> MakePasses(const ServerOptions& o,
-                                                            const compiler::passes::ConstantEvaluator& evaluator) {
+                                                            const compiler::passes::ConstantEvaluator& evaluator,
+                                                            std::initializer_list<const char*> device_passes_off = {}) {
   compiler::passes::PipelineOptions options;
   options.disabled.insert(o.disabled_passes.begin(), o.disabled_passes.end());
+  options.disabled.insert(device_passes_off.begin(), device_passes_off.end());
   if (spdlog::should_log(spdlog::level::trace)) {
     options.dump = [](absl::string_view stage, const compiler::passes::FunctionBody& body) {
       GRAPHD_LOG_DEBUG("IR of {} ({}):\n{}", body.name, std::string(stage), GraphToText(*body.graph, &body.results));
@@ -49,9 +52,29 @@ GraphdServer::GraphdServer(ServerOptions options)
       passes_(MakePasses(options_, evaluator_)),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
                               .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},
-                *device_, passes_.get(), executor::gpu::ProbeGpus()),
+                *device_, passes_.get(), SetUpGpu()),
       session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
       diagnostics_service_(sessions_) {}
+
+GpuSetup GraphdServer::SetUpGpu() {
+  GpuSetup setup{.probe = executor::gpu::ProbeGpus()};
+  if (setup.probe.devices.empty()) return setup;
+  auto gpu = executor::gpu::GpuDevice::Create(0, *device_);
+  if (!gpu.ok()) {
+    setup.unusable = std::string(gpu.status().message());
+    GRAPHD_LOG_WARN("GPU sessions unavailable: {}", setup.unusable);
+    return setup;
+  }
+  gpu_device_ = *std::move(gpu);
+  // conv_layout and elementwise_fusion rewrite for oneDNN's layouts and the CPU's
+  // fused kernel; GPU sessions keep the plain ops their kernels implement.
+  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout", "elementwise_fusion"});
+  setup.device = gpu_device_.get();
+  setup.passes = gpu_passes_.get();
+  const executor::gpu::GpuDevice* device = gpu_device_.get();
+  setup.release_memory = [device] { device->TrimCache(); };
+  return setup;
+}
 
 GraphdServer::~GraphdServer() {
   if (grpc_server_) Drain();

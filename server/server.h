@@ -14,6 +14,7 @@
 
 #include "absl/synchronization/notification.h"
 #include "executor/device.h"
+#include "executor/gpu/gpu_device.h"
 #include "executor/runtime/thread_pool.h"
 #include "compiler/passes/pipeline.h"
 #include "server/config.h"
@@ -41,6 +42,8 @@ class GraphdServer {
 
  private:
   void ReapLoop();
+  // Probes the GPUs, creates gpu_device_ and gpu_passes_ when one is usable.
+  GpuSetup SetUpGpu();
 
   const ServerOptions options_;
   std::unique_ptr<executor::Device> device_;
@@ -48,6 +51,9 @@ class GraphdServer {
   // Graph passes for traced source functions; constant folding runs on device_.
   ExecutorConstantEvaluator evaluator_;
   std::unique_ptr<const compiler::passes::Pipeline> passes_;
+  // GPU sessions (issue 6): the first GPU when usable, and the passes for its sessions.
+  std::unique_ptr<executor::gpu::GpuDevice> gpu_device_;
+  std::unique_ptr<const compiler::passes::Pipeline> gpu_passes_;
   SessionManager sessions_;
   CallGate gate_;
   SessionServiceImpl session_service_;

@@ -63,6 +63,9 @@ class Session {
           const compiler::passes::Pipeline* passes = nullptr);
 
   const std::string& handle() const { return handle_; }
+  // The device its functions are planned on (for a GPU session, the GPU device, which
+  // places what it cannot run on the CPU).
+  const executor::Device& device() const { return device_; }
 
   // Adds `def` to the graph if `expected_version` is the current version (ABORTED
   // otherwise); all or nothing. Its library joins the session's functions, which

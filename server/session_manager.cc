@@ -15,8 +15,15 @@ Status NotFound(absl::string_view handle) {
 }  // namespace
 
 SessionManager::SessionManager(SessionLimits limits, const executor::Device& device,
-                               const compiler::passes::Pipeline* passes, executor::gpu::GpuProbe gpus)
-    : limits_(limits), device_(device), passes_(passes), gpus_(std::move(gpus)) {}
+                               const compiler::passes::Pipeline* passes, GpuSetup gpu)
+    : limits_(limits), device_(device), passes_(passes), gpu_(std::move(gpu)) {}
+
+void SessionManager::Release(std::vector<std::shared_ptr<Session>> sessions) const {
+  bool gpu = false;
+  for (const auto& s : sessions) gpu |= gpu_.device != nullptr && &s->device() == gpu_.device;
+  sessions.clear();  // the last reference unless a call is still running
+  if (gpu && gpu_.release_memory) gpu_.release_memory();
+}
 
 std::string SessionManager::NewHandle() const {
   // 128 bits from the OS's random source.
@@ -32,16 +39,19 @@ std::string SessionManager::NewHandle() const {
 StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial,
                                                           absl::string_view device) {
   std::string type = absl::AsciiStrToUpper(device);
+  const executor::Device* chosen = &device_;
+  const compiler::passes::Pipeline* passes = passes_;
   if (!type.empty() && type != device_.info().device_type) {
-    if (type == "GPU" && gpus_.devices.empty()) {
-      return errors::FailedPrecondition(absl::StrCat("no GPU device on this server (", gpus_.reason, ")"));
+    if (type != "GPU") return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
+    if (gpu_.probe.devices.empty()) {
+      return errors::FailedPrecondition(absl::StrCat("no GPU device on this server (", gpu_.probe.reason, ")"));
     }
-    if (type == "GPU") {
-      return errors::Unimplemented(absl::StrCat("GPU sessions are not available yet: the server found ",
-                                                gpus_.devices[0].description,
-                                                " but has no GPU kernels (issue 6); use device=\"cpu\""));
+    if (gpu_.device == nullptr) {
+      return errors::FailedPrecondition(absl::StrCat("the server found ", gpu_.probe.devices[0].description,
+                                                     " but cannot use it: ", gpu_.unusable, "; use device=\"cpu\""));
     }
-    return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
+    chosen = gpu_.device;
+    passes = gpu_.passes;
   }
   {
     absl::MutexLock lock(&mu_);
@@ -51,7 +61,7 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
           limits_.max_sessions, "); close one or retry later"));
     }
   }
-  auto session = std::make_shared<Session>(NewHandle(), device_, passes_);
+  auto session = std::make_shared<Session>(NewHandle(), *chosen, passes);
   RETURN_IF_ERROR(session->Extend(initial, 0).status());
   absl::MutexLock lock(&mu_);
   if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
@@ -71,12 +81,15 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Get(absl::string_view handle)
 }
 
 Status SessionManager::Close(absl::string_view handle) {
-  std::shared_ptr<Session> closed;  // destroyed outside the lock
-  absl::MutexLock lock(&mu_);
-  auto it = sessions_.find(handle);
-  if (it == sessions_.end()) return NotFound(handle);
-  closed = std::move(it->second);
-  sessions_.erase(it);
+  std::vector<std::shared_ptr<Session>> closed;  // destroyed outside the lock
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = sessions_.find(handle);
+    if (it == sessions_.end()) return NotFound(handle);
+    closed.push_back(std::move(it->second));
+    sessions_.erase(it);
+  }
+  Release(std::move(closed));
   return absl::OkStatus();
 }
 
@@ -95,7 +108,9 @@ int SessionManager::ExpireIdle(Session::Clock::time_point now) {
     }
   }
   for (const auto& s : expired) GRAPHD_LOG_INFO("session {} expired after being idle", s->handle());
-  return static_cast<int>(expired.size());
+  const int count = static_cast<int>(expired.size());
+  Release(std::move(expired));
+  return count;
 }
 
 int SessionManager::size() const {

@@ -4,6 +4,7 @@
 #define GRAPHD_SERVER_SESSION_MANAGER_H_
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -21,18 +22,29 @@ struct SessionLimits {
   std::chrono::seconds idle_timeout{3600};
 };
 
+// What device="gpu" sessions get: the GPUs found at start (executor/gpu/gpu_probe.h),
+// and when one is usable its device (ops without a GPU kernel fall back to the CPU),
+// the passes for its sessions, and what to call after a GPU session closes so that
+// cached device memory goes back to the driver.
+struct GpuSetup {
+  executor::gpu::GpuProbe probe;
+  const executor::Device* device = nullptr;  // null: no usable GPU
+  std::string unusable;                      // why a GPU found cannot be used
+  const compiler::passes::Pipeline* passes = nullptr;
+  std::function<void()> release_memory;
+};
+
 class SessionManager {
  public:
-  // `device` and `passes` (for sessions' traced functions; may be null) must outlive
-  // the manager. `gpus`: the GPUs found at start (executor/gpu/gpu_probe.h).
+  // `device`, `passes` (for sessions' traced functions; may be null) and the GPU
+  // setup's device and passes must outlive the manager.
   SessionManager(SessionLimits limits, const executor::Device& device,
-                 const compiler::passes::Pipeline* passes = nullptr, executor::gpu::GpuProbe gpus = {});
+                 const compiler::passes::Pipeline* passes = nullptr, GpuSetup gpu = {});
 
   // Opens a session holding `initial` (version 1, or 0 when empty) on the device type
-  // `device` ("" or "cpu"; "gpu" is FAILED_PRECONDITION "no GPU device" with the
-  // probe's reason on a server without one, and UNIMPLEMENTED while the GPU device
-  // has no kernels, naming the GPU found). RESOURCE_EXHAUSTED at the limit; a graph
-  // error creates no session.
+  // `device` ("" or "cpu", or "gpu": FAILED_PRECONDITION "no GPU device" with the
+  // probe's reason on a server without one, or naming why the GPU found cannot be
+  // used). RESOURCE_EXHAUSTED at the limit; a graph error creates no session.
   StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "");
   // NOT_FOUND "session <h> not found (closed, expired or on another replica)".
   StatusOr<std::shared_ptr<Session>> Get(absl::string_view handle) const;
@@ -40,7 +52,7 @@ class SessionManager {
   // Closes sessions idle longer than the timeout at `now`; returns how many.
   int ExpireIdle(Session::Clock::time_point now);
   int size() const;
-  const executor::gpu::GpuProbe& gpus() const { return gpus_; }
+  const executor::gpu::GpuProbe& gpus() const { return gpu_.probe; }
 
  private:
   std::string NewHandle() const;
@@ -48,7 +60,10 @@ class SessionManager {
   const SessionLimits limits_;
   const executor::Device& device_;
   const compiler::passes::Pipeline* const passes_;
-  const executor::gpu::GpuProbe gpus_;
+  // Drops `sessions` (outside the lock) and returns GPU memory if one was a GPU session.
+  void Release(std::vector<std::shared_ptr<Session>> sessions) const;
+
+  const GpuSetup gpu_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
 };

@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/session_manager.h"
+#include "tests/conformance/placement/fake_accelerator.h"
 
 namespace graphd::server {
 namespace {
@@ -338,6 +339,53 @@ TEST(SessionManagerTest, HandlesAreDistinctHex) {
     handles.insert(h);
   }
   EXPECT_EQ(handles.size(), 50u);
+}
+
+// device="gpu" sessions: refused clearly without a usable GPU; with one, planned on
+// it (here a fake accelerator running Mul, with the rest on the CPU), and closing one
+// hands the device's cached memory back.
+TEST(SessionManagerTest, GpuSessions) {
+  executor::gpu::GpuProbe none{.reason = "CUDA: no NVIDIA driver"};
+  SessionManager cpu_only(Limits(4, 60), Device(), nullptr, GpuSetup{.probe = none});
+  auto refused = cpu_only.Create({}, "gpu");
+  EXPECT_EQ(refused.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.status().message(), HasSubstr("no GPU device on this server (CUDA: no NVIDIA driver)"));
+
+  executor::gpu::GpuProbe found{.devices = {{.name = "/device:GPU:0", .device_type = "GPU",
+                                             .description = "Test GPU, compute capability 9.0"}}};
+  SessionManager unusable(Limits(4, 60), Device(), nullptr,
+                          GpuSetup{.probe = found, .unusable = "libcudnn.so.9: cannot open shared object file"});
+  auto broken = unusable.Create({}, "gpu");
+  EXPECT_EQ(broken.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(broken.status().message(), HasSubstr("found Test GPU, compute capability 9.0 but cannot use it: libcudnn"));
+
+  executor::test::CheckedHost host;
+  executor::test::FakeAccelerator accelerator(host, {"Mul", "Const"});
+  int released = 0;
+  SessionManager manager(Limits(4, 60), Device(), nullptr,
+                         GpuSetup{.probe = found, .device = &accelerator, .release_memory = [&] { ++released; }});
+  auto gpu = manager.Create(BaseGraph(), "GPU");
+  ASSERT_TRUE(gpu.ok()) << gpu.status();
+  EXPECT_EQ(&(*gpu)->device(), &accelerator);
+  CancellationToken token;
+  auto r = (*gpu)->Run({.feeds = {"x"}, .fetches = {"sq", "neg"}}, {Vec({3, -2})}, token);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(Values(r->fetches[0]), (std::vector<float>{9, 4}));
+  EXPECT_EQ(Values(r->fetches[1]), (std::vector<float>{-3, 2}));
+  EXPECT_TRUE(r->fetches[0].on_host());
+  EXPECT_GE(accelerator.uploads.load(), 1);
+  auto cpu = manager.Create({}, "cpu");
+  ASSERT_TRUE(cpu.ok());
+  EXPECT_EQ(&(*cpu)->device(), &Device());
+  ASSERT_TRUE(manager.Close((*cpu)->handle()).ok());
+  EXPECT_EQ(released, 0);  // a CPU session holds no device memory
+  const std::string handle = (*gpu)->handle();
+  gpu->reset();
+  r->fetches.clear();
+  ASSERT_TRUE(manager.Close(handle).ok());
+  EXPECT_EQ(released, 1);
+  EXPECT_EQ(accelerator.live_buffers.load(), 0);
+  EXPECT_EQ(manager.Create({}, "tpu").status().code(), absl::StatusCode::kInvalidArgument);
 }
 
 }  // namespace

@@ -126,6 +126,7 @@ StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, 
     d.tracing_count = it->second.tracing_count;
     for (const auto& [sig, compiled] : it->second.by_signature) {
       d.signatures.push_back(sig);
+      d.placements.push_back(compiled->plan ? compiled->plan->Placement() : executor::PlacementSummary{});
       if (with_graphs) d.functions.push_back(compiled->function.function);
     }
   }

@@ -67,6 +67,8 @@ class SourceModules {
     int64_t tracing_count = 0;
     std::vector<std::string> signatures;
     std::vector<FunctionRef> functions;  // with `with_graphs`: one per signature
+    // Per signature: where its plan runs each node.
+    std::vector<executor::PlacementSummary> placements;
   };
   // NotFound when no module (module_id 0: the latest) defines `function`.
   StatusOr<Description> Describe(int64_t module_id, const std::string& function, bool with_graphs = false);

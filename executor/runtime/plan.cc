@@ -187,4 +187,12 @@ StatusOr<std::unique_ptr<const Plan>> Plan::Build(const ExecutionSpec& spec, con
   return std::unique_ptr<const Plan>(std::move(plan));
 }
 
+PlacementSummary Plan::Placement() const {
+  PlacementSummary summary{.copies = num_copies_};
+  for (const Step& step : steps_) {
+    if (step.copy == Step::Copy::kNone) summary.nodes.emplace_back(step.node->name(), step.device->info().name);
+  }
+  return summary;
+}
+
 }  // namespace graphd::executor

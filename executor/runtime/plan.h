@@ -9,12 +9,22 @@
 #define GRAPHD_EXECUTOR_RUNTIME_PLAN_H_
 
 #include <memory>
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "core/graph/execution_spec.h"
 #include "executor/device.h"
 
 namespace graphd::executor {
+
+// Where a plan's nodes run: (node name, device name) per kernel step in plan order,
+// and the number of copy steps. Bodies of If/While are planned separately (inside
+// their kernels) and not listed.
+struct PlacementSummary {
+  std::vector<std::pair<std::string, std::string>> nodes;
+  int copies = 0;
+};
 
 class Plan {
  public:
@@ -49,6 +59,7 @@ class Plan {
   const Device& device() const { return *device_; }
   // Copy steps in the plan (0 when everything runs on one device).
   int num_copies() const { return num_copies_; }
+  PlacementSummary Placement() const;
   // Slot index reserved for outputs nobody reads (always empty after a step).
   int discard_slot() const { return num_slots_ - 1; }
 

@@ -13,9 +13,17 @@ namespace {
 // Signatures, and (when graphs were asked for) each concrete function's picture and
 // GraphDef.
 void AddConcreteFunctions(const std::string& name, const std::vector<std::string>& signatures,
-                          const std::vector<FunctionRef>& functions, v1::DescribeFunctionResponse* resp) {
+                          const std::vector<FunctionRef>& functions,
+                          const std::vector<executor::PlacementSummary>& placements,
+                          v1::DescribeFunctionResponse* resp) {
   for (size_t i = 0; i < signatures.size(); ++i) {
     resp->add_signature(signatures[i]);
+    auto* p = resp->add_placement();
+    p->set_signature(signatures[i]);
+    if (i < placements.size()) {
+      for (const auto& [node, device] : placements[i].nodes) (*p->mutable_node_device())[node] = device;
+      p->set_copies(placements[i].copies);
+    }
     if (i >= functions.size()) continue;
     auto* c = resp->add_concrete();
     c->set_signature(signatures[i]);
@@ -111,13 +119,13 @@ grpc::ServerUnaryReactor* SessionServiceImpl::DescribeFunction(grpc::CallbackSer
       ASSIGN_OR_RETURN(auto d, session->graph_functions().Describe(req->function(), req->include_graphs()));
       resp->set_kind("graph");
       resp->set_tracing_count(static_cast<int64_t>(d.signatures.size()));
-      AddConcreteFunctions(req->function(), d.signatures, d.functions, resp);
+      AddConcreteFunctions(req->function(), d.signatures, d.functions, d.placements, resp);
       return absl::OkStatus();
     }
     RETURN_IF_ERROR(source.status());
     resp->set_kind("source");
     resp->set_tracing_count(source->tracing_count);
-    AddConcreteFunctions(req->function(), source->signatures, source->functions, resp);
+    AddConcreteFunctions(req->function(), source->signatures, source->functions, source->placements, resp);
     return absl::OkStatus();
   });
 }

@@ -155,11 +155,13 @@ class Client:
             self.target, self._session_handle, " closed" if self._closed else "")
 
 
-def connect(target, timeout=None):
+def connect(target, timeout=None, device=""):
     """Connects to a graphd server at ``target`` ("host:port" or
     "grpc://host:port") and opens a session. ``timeout`` is the default
-    per-RPC deadline in seconds. Returns a :class:`Client`."""
-    return Client(target, timeout=timeout)
+    per-RPC deadline in seconds. ``device``: "" or "cpu", or "gpu" (ops with a
+    GPU kernel run on the GPU, the rest on the CPU; FAILED_PRECONDITION "no GPU
+    device" on a server without one). Returns a :class:`Client`."""
+    return Client(target, timeout=timeout, device=device)
 
 
 def health(target, service="", timeout=5.0):

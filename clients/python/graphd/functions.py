@@ -145,6 +145,12 @@ class Function:
     def experimental_get_tracing_count(self):
         return self.describe().tracing_count
 
+    def placement(self, index=0):
+        """Where concrete function ``index`` runs: ``(dict node name -> device
+        name, copies per call)`` (see graphd.GraphFunction.placement)."""
+        from graphd.graphs import _placement
+        return _placement(self.describe(), self.__name__, index)
+
     def describe(self):
         from graphd.v1 import session_pb2 as pb
         return self._module._client.connection.session("DescribeFunction", pb.DescribeFunctionRequest(

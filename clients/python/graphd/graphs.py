@@ -162,6 +162,12 @@ class GraphFunction:
         (one per input shape the graph was called with)."""
         return list(self._describe(False).signature)
 
+    def placement(self, index=0):
+        """Where concrete function ``index`` (see signatures()) runs: ``(dict node
+        name -> device name, copies per call)``. In a ``device="gpu"`` session ops
+        without a GPU kernel show ``/device:CPU:0``."""
+        return _placement(self._describe(False), self.name, index)
+
     def _concrete(self, index):
         concrete = self._describe(True).concrete
         if not concrete:
@@ -191,6 +197,17 @@ class GraphFunction:
 
     def __repr__(self):
         return "<graphd.GraphFunction %r inputs=%s outputs=%s>" % (self.name, self.input_names, self.output_names)
+
+
+def _placement(response, name, index):
+    placements = response.placement
+    if not placements:
+        raise ValueError("%s has no concrete function yet: call it first" % name)
+    if not 0 <= index < len(placements):
+        raise IndexError("%s has %d concrete function%s, no index %d" % (
+            name, len(placements), "" if len(placements) == 1 else "s", index))
+    p = placements[index]
+    return dict(p.node_device), p.copies
 
 
 def load_onnx(client, path_or_bytes, name=None, timeout=None, reduce_retracing=False):
