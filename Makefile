@@ -31,6 +31,9 @@ test-cpp:
 test-python:
 	GRAPHD_BIN=$(abspath $(BUILD_DIR))/bin/graphd PYTHONPATH=clients/python \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider clients/python/tests tests/integration
+	@echo "== again with device=\"gpu\" sessions on a fake accelerator (placement and copies; GRAPHD_TEST_FAKE_GPU) =="
+	GRAPHD_TEST_FAKE_GPU=mixed GRAPHD_DEVICE=gpu GRAPHD_BIN=$(abspath $(BUILD_DIR))/bin/graphd PYTHONPATH=clients/python \
+	  $(PYTHON) -m pytest -q -p no:cacheprovider clients/python/tests tests/integration
 
 bench: build
 	$(BUILD_DIR)/bin/run_overhead_bench --csv $(BUILD_DIR)/bench/run_overhead.csv

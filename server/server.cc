@@ -8,6 +8,7 @@
 #include "executor/cpu/cpu_device.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/gpu/gpu_probe.h"
+#include "executor/testing/fake_accelerator.h"
 #include "server/malloc_tuning.h"
 #include "server/version.h"
 
@@ -57,6 +58,9 @@ GraphdServer::GraphdServer(ServerOptions options)
       diagnostics_service_(sessions_) {}
 
 GpuSetup GraphdServer::SetUpGpu() {
+  if (const char* fake = std::getenv("GRAPHD_TEST_FAKE_GPU"); fake != nullptr && *fake != '\0') {
+    return SetUpFakeGpu(fake);
+  }
   GpuSetup setup{.probe = executor::gpu::ProbeGpus()};
   if (setup.probe.devices.empty()) return setup;
   auto gpu = executor::gpu::GpuDevice::Create(0, *device_);
@@ -65,15 +69,32 @@ GpuSetup GraphdServer::SetUpGpu() {
     GRAPHD_LOG_WARN("GPU sessions unavailable: {}", setup.unusable);
     return setup;
   }
+  const executor::gpu::GpuDevice* device = gpu->get();
+  setup.release_memory = [device] { device->TrimCache(); };
   gpu_device_ = *std::move(gpu);
   // conv_layout and elementwise_fusion rewrite for oneDNN's layouts and the CPU's
   // fused kernel; GPU sessions keep the plain ops their kernels implement.
   gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout", "elementwise_fusion"});
   setup.device = gpu_device_.get();
   setup.passes = gpu_passes_.get();
-  const executor::gpu::GpuDevice* device = gpu_device_.get();
-  setup.release_memory = [device] { device->TrimCache(); };
   return setup;
+}
+
+GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
+  // A stable hash of the op name puts about a third of the op types on the host in
+  // "mixed" mode, so values cross between memory spaces often.
+  auto accepts = [all = mode == "all"](const Node& node) {
+    uint32_t h = 2166136261u;
+    for (char c : node.op_name()) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
+    return all || h % 3 != 0;
+  };
+  executor::DeviceInfo info{.name = "/device:GPU:0", .device_type = "GPU",
+                  .description = absl::StrCat("fake GPU for tests (GRAPHD_TEST_FAKE_GPU=", mode, ")")};
+  GRAPHD_LOG_WARN("GRAPHD_TEST_FAKE_GPU={}: device=\"gpu\" sessions run on a fake accelerator in host memory", std::string(mode));
+  fake_gpu_host_ = std::make_unique<executor::testing::CheckedHost>();
+  gpu_device_ = std::make_unique<executor::testing::FakeAccelerator>(*fake_gpu_host_, accepts, info);
+  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout", "elementwise_fusion"});
+  return GpuSetup{.probe = {.devices = {info}}, .device = gpu_device_.get(), .passes = gpu_passes_.get()};
 }
 
 GraphdServer::~GraphdServer() {

@@ -44,6 +44,8 @@ class GraphdServer {
   void ReapLoop();
   // Probes the GPUs, creates gpu_device_ and gpu_passes_ when one is usable.
   GpuSetup SetUpGpu();
+  // GRAPHD_TEST_FAKE_GPU=all|mixed: a fake accelerator as the GPU (tests only).
+  GpuSetup SetUpFakeGpu(absl::string_view mode);
 
   const ServerOptions options_;
   std::unique_ptr<executor::Device> device_;
@@ -52,7 +54,8 @@ class GraphdServer {
   ExecutorConstantEvaluator evaluator_;
   std::unique_ptr<const compiler::passes::Pipeline> passes_;
   // GPU sessions (issue 6): the first GPU when usable, and the passes for its sessions.
-  std::unique_ptr<executor::gpu::GpuDevice> gpu_device_;
+  std::unique_ptr<executor::Device> gpu_device_;
+  std::unique_ptr<executor::Device> fake_gpu_host_;  // GRAPHD_TEST_FAKE_GPU only
   std::unique_ptr<const compiler::passes::Pipeline> gpu_passes_;
   SessionManager sessions_;
   CallGate gate_;

@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "server/session_manager.h"
-#include "tests/conformance/placement/fake_accelerator.h"
+#include "executor/testing/fake_accelerator.h"
 
 namespace graphd::server {
 namespace {
@@ -359,8 +359,8 @@ TEST(SessionManagerTest, GpuSessions) {
   EXPECT_EQ(broken.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(broken.status().message(), HasSubstr("found Test GPU, compute capability 9.0 but cannot use it: libcudnn"));
 
-  executor::test::CheckedHost host;
-  executor::test::FakeAccelerator accelerator(host, {"Mul", "Const"});
+  executor::testing::CheckedHost host;
+  executor::testing::FakeAccelerator accelerator(host, {"Mul", "Const"});
   int released = 0;
   SessionManager manager(Limits(4, 60), Device(), nullptr,
                          GpuSetup{.probe = found, .device = &accelerator, .release_memory = [&] { ++released; }});

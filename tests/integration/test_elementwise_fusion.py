@@ -23,7 +23,7 @@ def g(x, s):
 def run_all(target):
     rng = np.random.default_rng(3)
     out = {}
-    with graphd.connect(target) as client:
+    with graphd.connect(target, device="cpu") as client:  # a CPU pass
         mod = client.load_module(SOURCE, filename="ew.py")
         for shape in [(0,), (5,), (3, 7), (300, 1001)]:
             x = rng.standard_normal(shape).astype(np.float32) * 3

@@ -1,5 +1,11 @@
 """GPU sessions (issue 6) through the real server and Python client.
 
+`make test` runs the integration suites twice: as they are, and with
+GRAPHD_TEST_FAKE_GPU=mixed GRAPHD_DEVICE=gpu, where the server's "GPU" is a fake
+accelerator in host memory (executor/testing/fake_accelerator.h) running about two
+thirds of the op types, so every suite drives placement and copy steps; the tests
+below then run against the fake (not the nvidia-smi memory check).
+
 Everywhere: a CPU session's DescribeFunction shows every node on /device:CPU:0 and no
 copies; device="gpu" on a server without a usable GPU is FAILED_PRECONDITION naming
 why. On a machine with a GPU (the tests below skip, saying so, elsewhere): a source

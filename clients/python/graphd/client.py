@@ -1,6 +1,7 @@
 """``graphd.connect``: a plain client holding one (empty-graph) server session."""
 
 import collections
+import os
 import sys
 import threading
 
@@ -33,7 +34,7 @@ class Client:
         self._lock = threading.Lock()
         try:
             request = session_pb2.CreateSessionRequest(
-                options=session_pb2.SessionOptions(device=device or ""))
+                options=session_pb2.SessionOptions(device=default_device(device)))
             response = self._conn.session("CreateSession", request)
         except BaseException:
             self._conn.close()
@@ -155,12 +156,19 @@ class Client:
             self.target, self._session_handle, " closed" if self._closed else "")
 
 
+def default_device(device):
+    """``device`` when given, else the environment's ``GRAPHD_DEVICE`` (so a whole
+    program or test suite can be pointed at the GPU), else "" (the server's CPU)."""
+    return device or os.environ.get("GRAPHD_DEVICE", "")
+
+
 def connect(target, timeout=None, device=""):
     """Connects to a graphd server at ``target`` ("host:port" or
     "grpc://host:port") and opens a session. ``timeout`` is the default
     per-RPC deadline in seconds. ``device``: "" or "cpu", or "gpu" (ops with a
     GPU kernel run on the GPU, the rest on the CPU; FAILED_PRECONDITION "no GPU
-    device" on a server without one). Returns a :class:`Client`."""
+    device" on a server without one); "" means ``$GRAPHD_DEVICE`` or the CPU.
+    Returns a :class:`Client`."""
     return Client(target, timeout=timeout, device=device)
 
 

@@ -7,12 +7,15 @@
 #include "core/graph/function.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/test_util.h"
-#include "tests/conformance/placement/fake_accelerator.h"
+#include "executor/testing/fake_accelerator.h"
 
 namespace graphd::executor::test {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::CheckedHost;
+using testing::FakeAccelerator;
+using testing::kFakeSpace;
 
 const Node* Add(Graph& g, NodeSpec spec) {
   auto n = g.AddNode(std::move(spec));

@@ -17,7 +17,7 @@ import numpy as np
 from graphd import _rpc
 from graphd import _tensor
 from graphd import errors
-from graphd.client import devices_from_response
+from graphd.client import default_device, devices_from_response
 from graphd.v1 import graph as _graph
 from graphd.v1.fetches import FetchPlan
 from graphd.v1.graph import Tensor
@@ -82,8 +82,8 @@ class Session:
 
     target: "host:port" or "grpc://host:port" (default: $GRAPHD_TARGET).
     config: a ConfigProto (or dict); ``operation_timeout_in_ms`` sets the
-    default run timeout. device: requested device type ("cpu"; "" = server's
-    choice). Thread-safe: runs from many threads may share one Session.
+    default run timeout. device: "cpu" or "gpu" (ops without a GPU kernel run
+    on the CPU); None/"" = $GRAPHD_DEVICE, else the server's CPU. Thread-safe: runs from many threads may share one Session.
     """
 
     def __init__(self, target="", graph=None, config=None, device=None):
@@ -102,7 +102,7 @@ class Session:
             sent = self._graph._shipping_mark()
             request = pb.CreateSessionRequest(
                 graph_def=self._graph._graph_def_slice((0, 0), sent),
-                options=pb.SessionOptions(device=device or ""))
+                options=pb.SessionOptions(device=default_device(device)))
             response = self._conn.session("CreateSession", request)
         except BaseException:
             self._conn.close()

@@ -1,4 +1,7 @@
-// A stand-in accelerator for testing placement and copies without a GPU.
+// A stand-in accelerator for testing placement and copies without a GPU: used by
+// unit tests, and by the server as its "GPU" when GRAPHD_TEST_FAKE_GPU is set (so the
+// integration suites can drive device="gpu" sessions through placement and copies on
+// machines without a GPU; never for serving).
 //
 // Its memory is host memory tagged as memory space kFakeSpace, so CPU kernels can do
 // the arithmetic, while every boundary is checked: its kernels fail (Internal) when an
@@ -6,19 +9,20 @@
 // with it (CheckedHost) fails when a CPU kernel is handed fake-device memory. A plan that
 // forgets a copy therefore fails instead of silently reading the wrong memory. Counts
 // copies and live allocations so tests can assert both.
-#ifndef GRAPHD_TESTS_CONFORMANCE_PLACEMENT_FAKE_ACCELERATOR_H_
-#define GRAPHD_TESTS_CONFORMANCE_PLACEMENT_FAKE_ACCELERATOR_H_
+#ifndef GRAPHD_EXECUTOR_TESTING_FAKE_ACCELERATOR_H_
+#define GRAPHD_EXECUTOR_TESTING_FAKE_ACCELERATOR_H_
 
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <set>
 #include <string>
 #include <utility>
 
 #include "executor/cpu/cpu_device.h"
 
-namespace graphd::executor::test {
+namespace graphd::executor::testing {
 
 inline constexpr int kFakeSpace = 7;
 
@@ -72,9 +76,13 @@ class CheckedHost : public Device {
 class FakeAccelerator : public Device {
  public:
   // Runs `ops` (when the CPU has a kernel for the node); the rest falls back to `host`.
-  FakeAccelerator(const Device& host, std::set<std::string> ops) : host_(host), ops_(std::move(ops)) {
-    info_ = DeviceInfo{.name = "/device:FAKE:0", .device_type = "FAKE", .description = "test accelerator"};
-  }
+  FakeAccelerator(const Device& host, std::set<std::string> ops)
+      : FakeAccelerator(host, [ops = std::move(ops)](const Node& n) { return ops.contains(n.op_name()); },
+                        DeviceInfo{.name = "/device:FAKE:0", .device_type = "FAKE", .description = "test accelerator"}) {}
+  // Runs the nodes `accepts` says yes to, when the CPU has a kernel for them and they
+  // are stateless and numeric (variables, strings and resources stay on the host).
+  FakeAccelerator(const Device& host, std::function<bool(const Node&)> accepts, DeviceInfo info)
+      : host_(host), accepts_(std::move(accepts)), info_(std::move(info)) {}
 
   const DeviceInfo& info() const override { return info_; }
   const Device* fallback() const override { return &host_; }
@@ -84,10 +92,17 @@ class FakeAccelerator : public Device {
   bool InputOnHost(const Node& node, int input) const override { return node.op_name() == "Sub" && input == 1; }
 
   bool SupportsOp(const Node& node) const override {
-    return ops_.contains(node.op_name()) && cpu_.SupportsOp(node);
+    if (node.op().stateful || !node.op().ref_inputs.empty() || !accepts_(node) || !cpu_.SupportsOp(node)) return false;
+    for (int o = 0; o < node.num_outputs(); ++o) {
+      if (!PlainData(node.output(o).dtype)) return false;
+    }
+    for (const OutputRef& in : node.inputs()) {
+      if (!PlainData(in.node->output(in.index).dtype)) return false;
+    }
+    return true;
   }
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node) const override {
-    if (!SupportsOp(node)) return errors::Unimplemented(absl::StrCat("FAKE has no kernel for ", node.op_name()));
+    if (!SupportsOp(node)) return errors::Unimplemented(absl::StrCat(info_.name, " has no kernel for ", node.op_name()));
     ASSIGN_OR_RETURN(auto inner, cpu_.CreateKernel(node));
     return std::unique_ptr<OpKernel>(new Kernel(std::move(inner), *this, node));
   }
@@ -152,12 +167,14 @@ class FakeAccelerator : public Device {
     const FakeAccelerator& device_;
   };
 
+  static bool PlainData(DType t) { return t != DType::kString && t != DType::kInvalid; }
+
   const Device& host_;
-  std::set<std::string> ops_;
-  cpu::CpuDevice cpu_;
+  std::function<bool(const Node&)> accepts_;
   DeviceInfo info_;
+  cpu::CpuDevice cpu_;
 };
 
-}  // namespace graphd::executor::test
+}  // namespace graphd::executor::testing
 
-#endif  // GRAPHD_TESTS_CONFORMANCE_PLACEMENT_FAKE_ACCELERATOR_H_
+#endif  // GRAPHD_EXECUTOR_TESTING_FAKE_ACCELERATOR_H_
