@@ -55,6 +55,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_max_tensor_bytes() && unset("--max-tensor-bytes")) o.max_tensor_bytes = c.max_tensor_bytes();
   if (c.has_inline_run_us() && unset("--inline-run-us")) o.inline_run_us = c.inline_run_us();
   if (c.has_malloc_arenas() && unset("--malloc-arenas")) o.malloc_arenas = c.malloc_arenas();
+  if (c.has_gpu() && unset("--gpu")) o.gpu = c.gpu();
   if (c.disable_passes_size() > 0 && unset("--disable-passes")) {
     o.disabled_passes.assign(c.disable_passes().begin(), c.disable_passes().end());
   }
@@ -89,6 +90,9 @@ Status Validate(const ServerOptions& o) {
     return errors::InvalidArgument("--malloc-arenas must be between 0 (glibc's default) and 1024");
   }
   if (o.drain_seconds < 0) return errors::InvalidArgument("--drain-seconds must be >= 0");
+  if (o.gpu != "auto" && o.gpu != "off") {
+    return errors::InvalidArgument(absl::StrCat("--gpu must be auto or off, got '", o.gpu, "'"));
+  }
   if (o.max_tensor_bytes < 1024) return errors::InvalidArgument("--max-tensor-bytes must be >= 1024");
   const std::vector<std::string> passes = compiler::passes::DefaultPassNames();
   for (const std::string& name : o.disabled_passes) {
@@ -126,6 +130,8 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--malloc-arenas", o.malloc_arenas,
                  "Most malloc arenas (0: glibc's default); fewer keep RSS flat as threads come and go")
       ->envname("GRAPHD_MALLOC_ARENAS")->capture_default_str();
+  app.add_option("--gpu", o.gpu, "auto: device=\"gpu\" sessions use the first usable NVIDIA GPU; off: no GPU")
+      ->envname("GRAPHD_GPU")->capture_default_str();
   app.add_option("--max-tensor-bytes", o.max_tensor_bytes,
                  "Largest single tensor a run may create; more fails with RESOURCE_EXHAUSTED")
       ->envname("GRAPHD_MAX_TENSOR_BYTES")->capture_default_str();

@@ -25,6 +25,8 @@ struct ServerOptions {
   int64_t inline_run_us = 200;
   // Most glibc malloc arenas (0: glibc's default, 8 per core); see malloc_tuning.h.
   int malloc_arenas = 2;
+  // "auto": device="gpu" sessions use the first usable NVIDIA GPU; "off": none.
+  std::string gpu = "auto";
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

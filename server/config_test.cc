@@ -52,6 +52,7 @@ TEST(ValidateTest, RejectsEachBadField) {
   ExpectRejected([](ServerOptions& o) { o.drain_seconds = -5; }, "--drain-seconds");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = -1; }, "--malloc-arenas");
   ExpectRejected([](ServerOptions& o) { o.inline_run_us = -1; }, "--inline-run-us");
+  ExpectRejected([](ServerOptions& o) { o.gpu = "on"; }, "--gpu must be auto or off");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = 5000; }, "--malloc-arenas");
   // Past ten years the timeout would overflow the clock's nanoseconds.
   ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
@@ -106,12 +107,13 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->drain_seconds, 10);
   EXPECT_EQ(o->malloc_arenas, 2);
   EXPECT_EQ(o->inline_run_us, 200);
+  EXPECT_EQ(o->gpu, "auto");
 }
 
 TEST_F(ParseCommandLineTest, Flags) {
   auto o = Parse({"--listen", "0.0.0.0:9000", "--log-level=debug", "--max-sessions", "5",
                   "--session-idle-timeout", "0", "--max-message-bytes", "2048", "--cpu-threads=3",
-                  "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0"});
+                  "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0", "--gpu", "off"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(exit_code_, 0);
   EXPECT_EQ(o->listen, "0.0.0.0:9000");
@@ -123,6 +125,7 @@ TEST_F(ParseCommandLineTest, Flags) {
   EXPECT_EQ(o->drain_seconds, 1);
   EXPECT_EQ(o->malloc_arenas, 0);
   EXPECT_EQ(o->inline_run_us, 0);
+  EXPECT_EQ(o->gpu, "off");
 }
 
 TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {

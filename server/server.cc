@@ -58,6 +58,7 @@ GraphdServer::GraphdServer(ServerOptions options)
       diagnostics_service_(sessions_) {}
 
 GpuSetup GraphdServer::SetUpGpu() {
+  if (options_.gpu == "off") return GpuSetup{.probe = {.reason = "disabled by --gpu=off"}};
   if (const char* fake = std::getenv("GRAPHD_TEST_FAKE_GPU"); fake != nullptr && *fake != '\0') {
     return SetUpFakeGpu(fake);
   }

@@ -37,7 +37,7 @@ def f(x, w):
 
 
 def gpus_of(target):
-    with graphd.connect(target) as client:
+    with graphd.connect(target, device="cpu") as client:
         return [d for d in client.list_devices() if d.device_type == "GPU"]
 
 
@@ -64,6 +64,14 @@ def test_gpu_request_without_usable_gpu_is_failed_precondition(target):
     with pytest.raises(graphd.errors.FailedPreconditionError) as info:
         graphd.connect(target, device="gpu")
     assert "no GPU device on this server" in str(info.value)
+
+
+def test_gpu_off_lists_no_gpu_and_refuses_gpu_sessions(start_server):
+    server = start_server("--gpu", "off")
+    assert gpus_of(server.target) == []
+    with pytest.raises(graphd.errors.FailedPreconditionError) as info:
+        graphd.connect(server.target, device="gpu")
+    assert "no GPU device on this server (disabled by --gpu=off)" in str(info.value)
 
 
 def need_gpu(target):
