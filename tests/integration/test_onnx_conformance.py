@@ -7,7 +7,9 @@ expected outputs (the ONNX runner's tolerances). Prints per suite
 tests/conformance/onnx/exclusions.txt fails, so coverage can only go up.
 
 GRAPHD_ONNX_WRITE_EXCLUSIONS=1 rewrites the exclusion file from this run's failures
-(the reason is the first line of each error); edit reasons by hand after.
+(the reason is the first line of each error); edit reasons by hand after. With
+GRAPHD_DEVICE=gpu the sessions are GPU sessions, exclusions_gpu.txt applies as well,
+and the writer rewrites that file with the failures exclusions.txt does not list.
 """
 
 import glob
@@ -21,14 +23,25 @@ from onnx_helpers import TESTDATA, Case, assert_outputs_close, declared_bfloat16
 SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXCLUSIONS = os.path.join(REPO, "tests", "conformance", "onnx", "exclusions.txt")
+# With GRAPHD_DEVICE=gpu (sessions on the GPU) these are excluded too: GPU-specific
+# failures, each with its reason.
+GPU_EXCLUSIONS = os.path.join(REPO, "tests", "conformance", "onnx", "exclusions_gpu.txt")
 
 
 def read_exclusions():
-    """{"suite/test": reason} from lines "suite/test: reason" (# comments)."""
+    """{"suite/test": reason} from lines "suite/test: reason" (# comments), plus the
+    GPU exclusions when the sessions are GPU sessions."""
+    out = read_exclusion_file(EXCLUSIONS)
+    if os.environ.get("GRAPHD_DEVICE", "").lower() == "gpu":
+        out.update(read_exclusion_file(GPU_EXCLUSIONS))
+    return out
+
+
+def read_exclusion_file(path):
     out = {}
-    if not os.path.exists(EXCLUSIONS):
+    if not os.path.exists(path):
         return out
-    with open(EXCLUSIONS, encoding="utf-8") as f:
+    with open(path, encoding="utf-8") as f:
         for line in f:
             line = line.strip()
             if not line or line.startswith("#"):
@@ -95,6 +108,16 @@ def test_onnx_backend_suites(target):
     print("\nONNX backend suites:\n  " + "\n  ".join(lines))
     if stale:
         print("excluded but now passing (remove from exclusions.txt):\n  " + "\n  ".join(stale))
+    if os.environ.get("GRAPHD_ONNX_WRITE_EXCLUSIONS") and os.environ.get("GRAPHD_DEVICE", "").lower() == "gpu":
+        # GPU sessions: only the failures the CPU does not have go to the GPU file.
+        cpu_excluded = read_exclusion_file(EXCLUSIONS)
+        with open(GPU_EXCLUSIONS, "w", encoding="utf-8") as f:
+            f.write("# ONNX backend tests that fail only in GPU sessions (GRAPHD_DEVICE=gpu), in addition to\n"
+                    "# exclusions.txt: 'suite/test: reason'. Regenerated with GRAPHD_ONNX_WRITE_EXCLUSIONS=1\n"
+                    "# GRAPHD_DEVICE=gpu on a GPU machine; give each a real reason.\n")
+            for key in sorted(k for k in all_failures if k not in cpu_excluded):
+                f.write("%s: %s\n" % (key, exclusion_reason(all_failures[key]).replace("\n", " ")[:240]))
+        return
     if os.environ.get("GRAPHD_ONNX_WRITE_EXCLUSIONS"):
         with open(EXCLUSIONS, "w", encoding="utf-8") as f:
             f.write("# ONNX backend tests graphd does not pass yet: 'suite/test: reason'.\n"
