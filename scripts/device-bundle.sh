@@ -14,7 +14,11 @@
 #   --tests          also pack every gtest binary in DIR/bin
 #   --fast           quicker, larger compression (for tests of this script)
 #
-# On the device:  device-bundle/run PROGRAM [ARGS...]
+# On the device:  device-bundle/run PROGRAM [ARGS...]  or  device-bundle/bin/PROGRAM [ARGS...]
+# (bin/ holds one small wrapper per program, for tools that want a path, e.g.
+# GRAPHD_BIN=device-bundle/bin/graphd for the integration tests), and
+# device-bundle/python/ the generated Python stubs (graphd/v1/*_pb2*.py, ignored by git
+# and so not in a carried working tree; scripts/gpu-verify.sh copies them in place).
 # unpacks into ${GRAPHD_BUNDLE_DIR:-/tmp/graphd-bundle} when the archive is newer
 # than the last unpack, then runs bin/PROGRAM with LD_LIBRARY_PATH set to the bundled
 # lib/. Left out on purpose: the C library family, libstdc++ and libgcc_s (the device
@@ -119,6 +123,14 @@ fi
 LD_LIBRARY_PATH="$dest/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" exec "$dest/bin/$program" "$@"
 EOF
 chmod +x "$out/run"
+mkdir -p "$out/bin" "$out/python"
+for p in "${programs[@]}"; do
+  printf '#!/bin/sh\nexec "$(dirname "$0")/../run" %s "$@"\n' "$p" > "$out/bin/$p"
+  chmod +x "$out/bin/$p"
+done
+stubs=$(dirname "$0")/../clients/python/graphd/v1
+cp "$stubs"/*_pb2.py "$stubs"/*_pb2_grpc.py "$out/python/" 2>/dev/null || \
+  echo "device-bundle: no generated Python stubs in $stubs (build first); bundle has none" >&2
 
 size=$(du -cb "$out" | tail -1 | cut -f1)
 echo "device-bundle: wrote $out/: ${#programs[@]} programs, $(ls "$stage/lib" | wc -l) libraries," \

@@ -52,6 +52,12 @@ def test_bundle_runs_graphd_with_its_own_libraries(tmp_path, graphd_bin):
     assert any(name.startswith("libgrpc++.so") for name in libs)
     assert not any(name.startswith(("libc.so", "libstdc++.so")) for name in libs)
 
+    # A path-shaped wrapper per program, and the Python stubs.
+    shown = subprocess.run([str(out / "bin" / "graphd"), "--version"], env=env, capture_output=True, text=True,
+                           timeout=60)
+    assert shown.returncode == 0 and shown.stdout.strip()[:1].isdigit(), (shown.stdout, shown.stderr)
+    assert (out / "python" / "session_pb2.py").is_file() and (out / "python" / "session_pb2_grpc.py").is_file()
+
     # And it serves.
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
