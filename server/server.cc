@@ -72,6 +72,7 @@ GpuSetup GraphdServer::SetUpGpu() {
   }
   const executor::gpu::GpuDevice* device = gpu->get();
   setup.release_memory = [device] { device->TrimCache(); };
+  setup.memory_stats = [device] { return device->MemoryStats(); };
   gpu_device_ = *std::move(gpu);
   // conv_layout and elementwise_fusion rewrite for oneDNN's layouts and the CPU's
   // fused kernel; GPU sessions keep the plain ops their kernels implement.
@@ -95,7 +96,13 @@ GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
   fake_gpu_host_ = std::make_unique<executor::testing::CheckedHost>();
   gpu_device_ = std::make_unique<executor::testing::FakeAccelerator>(*fake_gpu_host_, accepts, info);
   gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout", "elementwise_fusion"});
-  return GpuSetup{.probe = {.devices = {info}}, .device = gpu_device_.get(), .passes = gpu_passes_.get()};
+  const auto* fake = static_cast<const executor::testing::FakeAccelerator*>(gpu_device_.get());
+  return GpuSetup{.probe = {.devices = {info}},
+                  .device = fake,
+                  .passes = gpu_passes_.get(),
+                  .memory_stats = [fake] {
+                    return executor::gpu::GpuMemoryStats{.bytes_in_use = fake->live_bytes.load()};
+                  }};
 }
 
 GraphdServer::~GraphdServer() {

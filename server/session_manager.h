@@ -11,6 +11,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
+#include "executor/gpu/gpu_device.h"
 #include "executor/gpu/gpu_probe.h"
 #include "server/session.h"
 
@@ -32,6 +33,8 @@ struct GpuSetup {
   std::string unusable;                      // why a GPU found cannot be used
   const compiler::passes::Pipeline* passes = nullptr;
   std::function<void()> release_memory;
+  // The device's memory now (null: none to report).
+  std::function<executor::gpu::GpuMemoryStats()> memory_stats;
 };
 
 class SessionManager {
@@ -53,6 +56,10 @@ class SessionManager {
   int ExpireIdle(Session::Clock::time_point now);
   int size() const;
   const executor::gpu::GpuProbe& gpus() const { return gpu_.probe; }
+  // The GPU device's memory (zeros without one).
+  executor::gpu::GpuMemoryStats gpu_memory() const {
+    return gpu_.memory_stats ? gpu_.memory_stats() : executor::gpu::GpuMemoryStats{};
+  }
 
  private:
   std::string NewHandle() const;

@@ -129,6 +129,7 @@ class FakeAccelerator : public Device {
   mutable std::atomic<int> uploads{0};
   mutable std::atomic<int> downloads{0};
   mutable std::atomic<int> live_buffers{0};
+  mutable std::atomic<int64_t> live_bytes{0};
   bool fail_uploads = false;
 
  private:
@@ -136,10 +137,12 @@ class FakeAccelerator : public Device {
   StatusOr<Tensor> Adopt(const Tensor& host) const {
     auto* keep = new std::pair<std::shared_ptr<Buffer>, const FakeAccelerator*>(host.buffer(), this);
     ++live_buffers;
+    live_bytes += static_cast<int64_t>(host.buffer()->bytes());
     auto buffer = Buffer::Adopt(host.raw_data(), host.buffer()->bytes(), kFakeSpace,
                                 [](void* ctx, void*, size_t) {
                                   auto* k = static_cast<std::pair<std::shared_ptr<Buffer>, const FakeAccelerator*>*>(ctx);
                                   --k->second->live_buffers;
+                                  k->second->live_bytes -= static_cast<int64_t>(k->first->bytes());
                                   delete k;
                                 },
                                 keep);

@@ -18,6 +18,9 @@ grpc::ServerUnaryReactor* DiagnosticsServiceImpl::GetServerInfo(
     v1::GetServerInfoResponse* resp) {
   resp->set_version(kVersion);
   resp->set_active_sessions(sessions_.size());
+  const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();
+  resp->set_gpu_bytes_in_use(gpu.bytes_in_use);
+  resp->set_gpu_bytes_cached(gpu.bytes_cached);
   auto* reactor = ctx->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

@@ -106,6 +106,31 @@ def test_v1_session_on_gpu_matches_cpu(target):
     np.testing.assert_allclose(results["gpu"], results["cpu"], rtol=1e-4, atol=1e-5)
 
 
+def gpu_bytes(target, settle_s=3.0):
+    """(in use, cached) GPU bytes the server reports, once both are 0 or after settle_s
+    (a closed session's last reference may still be dropping)."""
+    deadline = time.monotonic() + settle_s
+    with graphd.connect(target, device="cpu") as client:
+        while True:
+            info = client.server_info()
+            if (info.gpu_bytes_in_use == 0 and info.gpu_bytes_cached == 0) or time.monotonic() > deadline:
+                return info.gpu_bytes_in_use, info.gpu_bytes_cached
+            time.sleep(0.05)
+
+
+def test_gpu_memory_is_handed_back_when_sessions_close(start_server):
+    server = start_server()
+    need_gpu(server.target)
+    rng = np.random.default_rng(2)
+    for _ in range(2):
+        with graphd.connect(server.target, device="gpu") as client:
+            mod = client.load_module(SOURCE, filename="gpu.py")
+            for n in (8, 64):
+                mod.f(rng.standard_normal((n, 16)).astype(np.float32),
+                      rng.standard_normal((16, 4)).astype(np.float32))
+        assert gpu_bytes(server.target) == (0, 0)
+
+
 def resnet18_onnx():
     torch = pytest.importorskip("torch")
     torchvision = pytest.importorskip("torchvision")
@@ -151,6 +176,7 @@ def test_resnet18_on_gpu_matches_cpu_and_memory_returns(start_server):
             nodes, _ = fn.placement()
             conv_devices = {d for n, d in nodes.items() if "Conv" in n or "conv" in n}
             assert "/device:GPU:0" in conv_devices, nodes
+        assert gpu_bytes(server.target) == (0, 0)  # the allocator's own account
         time.sleep(0.5)
         readings.append(gpu_memory_mib(server.proc.pid))
     if readings[0] is None:

@@ -9,7 +9,8 @@ from graphd import _rpc
 
 Device = collections.namedtuple("Device", ["name", "device_type", "memory_limit",
                                            "description"])
-ServerInfo = collections.namedtuple("ServerInfo", ["version", "active_sessions"])
+ServerInfo = collections.namedtuple("ServerInfo", ["version", "active_sessions", "gpu_bytes_in_use",
+                                                 "gpu_bytes_cached"])
 
 
 def devices_from_response(response):
@@ -74,12 +75,14 @@ class Client:
         return self._conn.health(service, timeout)
 
     def server_info(self, timeout=None):
-        """The server's version and number of open sessions (:class:`ServerInfo`)."""
+        """The server's version, number of open sessions and GPU memory (bytes held
+        by live tensors, bytes cached for reuse; 0 without a GPU) as :class:`ServerInfo`."""
         from graphd.v1 import diagnostics_pb2
 
         response = self._conn.call(self._conn.diagnostics_stub.GetServerInfo,
                                    diagnostics_pb2.GetServerInfoRequest(), timeout)
-        return ServerInfo(response.version, response.active_sessions)
+        return ServerInfo(response.version, response.active_sessions, response.gpu_bytes_in_use,
+                          response.gpu_bytes_cached)
 
     def echo(self, payload=b"", timeout=None):
         """DiagnosticsService.Echo: returns ``payload`` as the server sent it back."""
