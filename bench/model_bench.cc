@@ -49,8 +49,19 @@ namespace {
 
 constexpr auto kCallTimeout = std::chrono::seconds(120);
 
+// The server of the measurement in progress (RunningServer below), or null.
+ServerProcess* running_server = nullptr;
+
+// Stops the running server first: std::exit runs no destructors, and an orphaned graphd
+// would live on and keep the caller's stdout/stderr pipes open (a driver waiting for
+// them, like bench/gpu/run_gpu_bench.py, would hang until its timeout).
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "model_bench: %s\n", what.c_str());
+  if (running_server != nullptr) {
+    ServerProcess* server = running_server;
+    running_server = nullptr;
+    delete server;  // SIGTERM, then wait
+  }
   std::exit(1);
 }
 
@@ -200,16 +211,28 @@ struct Options {
   std::vector<std::string> server_args;  // passed on to the server
 };
 
-std::unique_ptr<ServerProcess> StartServer(const Options& o) {
-  std::vector<std::string> args{"--max-message-bytes", "1073741824"};
-  args.insert(args.end(), o.server_args.begin(), o.server_args.end());
-  auto proc = ServerProcess::Start(o.server, args);
-  if (!proc.ok()) Fail("starting " + o.server + ": " + std::string(proc.status().message()));
-  return std::move(*proc);
-}
+// A started server, stopped when this goes out of scope or by Fail(). One at a time.
+class RunningServer {
+ public:
+  explicit RunningServer(const Options& o) {
+    std::vector<std::string> args{"--max-message-bytes", "1073741824"};
+    args.insert(args.end(), o.server_args.begin(), o.server_args.end());
+    auto proc = ServerProcess::Start(o.server, args);
+    if (!proc.ok()) Fail("starting " + o.server + ": " + std::string(proc.status().message()));
+    running_server = proc->release();
+  }
+  ~RunningServer() {
+    delete running_server;
+    running_server = nullptr;
+  }
+  RunningServer(const RunningServer&) = delete;
+  RunningServer& operator=(const RunningServer&) = delete;
+
+  ServerProcess* operator->() const { return running_server; }
+};
 
 void RunLatency(const Options& o) {
-  auto proc = StartServer(o);
+  RunningServer proc(o);
   Bench b(proc->target(), o.device);
   std::string session = b.CreateSession();
   std::printf("{\"echo_p50_us\": %.1f}\n", b.EchoP50(1000));
@@ -253,7 +276,7 @@ void RunLatency(const Options& o) {
 void RunMemory(const Options& o) {
   int64_t idle = 0, with_sessions = 0, one_model = 0, many_models = 0, base2 = 0;
   {
-    auto proc = StartServer(o);
+    RunningServer proc(o);
     Bench b(proc->target(), o.device);
     idle = SettledRss(proc->pid());
     for (int i = 0; i < o.idle_sessions; ++i) b.CreateSession();
@@ -264,7 +287,7 @@ void RunMemory(const Options& o) {
   req.set_name(m.name);
   *req.add_inputs() = BenchInput(m, 1);
   {
-    auto proc = StartServer(o);
+    RunningServer proc(o);
     Bench b(proc->target(), o.device);
     base2 = SettledRss(proc->pid());
     for (int i = 0; i < o.copies; ++i) {
