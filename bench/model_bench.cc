@@ -4,10 +4,16 @@
 //
 //   model_bench --models build/bench/models --case mlp:1 --case resnet18:16 [--budget-s 3]
 //   model_bench --models build/bench/models --memory [--idle-sessions 100] [--copies 10]
+//   model_bench --models DIR --case resnet50:64 --device gpu   (issue 6: bench/gpu/)
+//
+// Any model exported into --models (<name>.onnx + <name>.json) can be named in --case.
+// --device is the session option every session opened here asks for ("cpu" or "gpu");
+// a server that cannot honour it fails CreateSession, and that error is printed.
 //
 // Latency mode prints the p50 of a raw gRPC echo ({"echo_p50_us"}), then one JSON
 // object per case on stdout:
-//   {"model", "batch", "median_us", "p90_us", "execute_us", "iters", "checksum"}
+//   {"model", "batch", "device", "median_us", "mean_us", "p90_us", "execute_us",
+//    "server_total_us", "iters", "checksum"}
 // median_us is the end-to-end CallGraph latency seen by the client; execute_us the
 // median of the server's own CallGraphResponse.metadata.execute_us, server_total_us
 // the median of its total_us (from the handler's start, after the request was parsed,
@@ -43,8 +49,19 @@ namespace {
 
 constexpr auto kCallTimeout = std::chrono::seconds(120);
 
+// The server of the measurement in progress (RunningServer below), or null.
+ServerProcess* running_server = nullptr;
+
+// Stops the running server first: std::exit runs no destructors, and an orphaned graphd
+// would live on and keep the caller's stdout/stderr pipes open (a driver waiting for
+// them, like bench/gpu/run_gpu_bench.py, would hang until its timeout).
 [[noreturn]] void Fail(const std::string& what) {
   std::fprintf(stderr, "model_bench: %s\n", what.c_str());
+  if (running_server != nullptr) {
+    ServerProcess* server = running_server;
+    running_server = nullptr;
+    delete server;  // SIGTERM, then wait
+  }
   std::exit(1);
 }
 
@@ -93,7 +110,7 @@ v1::TensorProto BenchInput(const Model& m, int batch) {
 
 class Bench {
  public:
-  explicit Bench(const std::string& target) {
+  Bench(const std::string& target, std::string device) : device_(std::move(device)) {
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(-1);
     args.SetMaxSendMessageSize(-1);
@@ -104,10 +121,11 @@ class Bench {
 
   std::string CreateSession() {
     v1::CreateSessionRequest req;
+    req.mutable_options()->set_device(device_);
     v1::CreateSessionResponse resp;
     grpc::ClientContext ctx;
     ctx.set_deadline(std::chrono::system_clock::now() + kCallTimeout);
-    CheckRpc(stub_->CreateSession(&ctx, req, &resp), "CreateSession");
+    CheckRpc(stub_->CreateSession(&ctx, req, &resp), "CreateSession (device " + device_ + ")");
     return resp.session_handle();
   }
 
@@ -146,6 +164,7 @@ class Bench {
   }
 
  private:
+  std::string device_;
   std::unique_ptr<v1::SessionService::Stub> stub_;
   std::unique_ptr<v1::DiagnosticsService::Stub> diag_;
 };
@@ -153,6 +172,10 @@ class Bench {
 double Percentile(std::vector<double> v, double q) {
   std::sort(v.begin(), v.end());
   return v[static_cast<size_t>(q * (v.size() - 1))];
+}
+
+double Mean(const std::vector<double>& v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size());
 }
 
 double Checksum(const v1::CallGraphResponse& resp) {
@@ -178,7 +201,7 @@ int64_t SettledRss(pid_t pid) {
 }
 
 struct Options {
-  std::string server, models;
+  std::string server, models, device = "cpu";
   std::vector<std::string> cases;
   double budget_s = 3;
   int min_iters = 3, max_iters = 2000;
@@ -188,17 +211,29 @@ struct Options {
   std::vector<std::string> server_args;  // passed on to the server
 };
 
-std::unique_ptr<ServerProcess> StartServer(const Options& o) {
-  std::vector<std::string> args{"--max-message-bytes", "1073741824"};
-  args.insert(args.end(), o.server_args.begin(), o.server_args.end());
-  auto proc = ServerProcess::Start(o.server, args);
-  if (!proc.ok()) Fail("starting " + o.server + ": " + std::string(proc.status().message()));
-  return std::move(*proc);
-}
+// A started server, stopped when this goes out of scope or by Fail(). One at a time.
+class RunningServer {
+ public:
+  explicit RunningServer(const Options& o) {
+    std::vector<std::string> args{"--max-message-bytes", "1073741824"};
+    args.insert(args.end(), o.server_args.begin(), o.server_args.end());
+    auto proc = ServerProcess::Start(o.server, args);
+    if (!proc.ok()) Fail("starting " + o.server + ": " + std::string(proc.status().message()));
+    running_server = proc->release();
+  }
+  ~RunningServer() {
+    delete running_server;
+    running_server = nullptr;
+  }
+  RunningServer(const RunningServer&) = delete;
+  RunningServer& operator=(const RunningServer&) = delete;
+
+  ServerProcess* operator->() const { return running_server; }
+};
 
 void RunLatency(const Options& o) {
-  auto proc = StartServer(o);
-  Bench b(proc->target());
+  RunningServer proc(o);
+  Bench b(proc->target(), o.device);
   std::string session = b.CreateSession();
   std::printf("{\"echo_p50_us\": %.1f}\n", b.EchoP50(1000));
   std::vector<std::string> loaded;
@@ -229,11 +264,11 @@ void RunLatency(const Options& o) {
       exec.push_back(static_cast<double>(resp.metadata().execute_us()));
       total.push_back(static_cast<double>(resp.metadata().total_us()));
     }
-    std::printf("{\"model\": \"%s\", \"batch\": %d, \"median_us\": %.1f, \"p90_us\": %.1f, "
-                "\"execute_us\": %.1f, \"server_total_us\": %.1f, \"iters\": %zu, \"checksum\": %.6g}\n",
-                name.c_str(), batch, Percentile(e2e, 0.5), Percentile(e2e, 0.9), Percentile(exec, 0.5),
-                Percentile(total, 0.5),
-                e2e.size(), Checksum(resp));
+    std::printf("{\"model\": \"%s\", \"batch\": %d, \"device\": \"%s\", \"median_us\": %.1f, "
+                "\"mean_us\": %.1f, \"p90_us\": %.1f, \"execute_us\": %.1f, \"server_total_us\": %.1f, "
+                "\"iters\": %zu, \"checksum\": %.6g}\n",
+                name.c_str(), batch, o.device.c_str(), Percentile(e2e, 0.5), Mean(e2e), Percentile(e2e, 0.9),
+                Percentile(exec, 0.5), Percentile(total, 0.5), e2e.size(), Checksum(resp));
     std::fflush(stdout);
   }
 }
@@ -241,8 +276,8 @@ void RunLatency(const Options& o) {
 void RunMemory(const Options& o) {
   int64_t idle = 0, with_sessions = 0, one_model = 0, many_models = 0, base2 = 0;
   {
-    auto proc = StartServer(o);
-    Bench b(proc->target());
+    RunningServer proc(o);
+    Bench b(proc->target(), o.device);
     idle = SettledRss(proc->pid());
     for (int i = 0; i < o.idle_sessions; ++i) b.CreateSession();
     with_sessions = SettledRss(proc->pid());
@@ -252,8 +287,8 @@ void RunMemory(const Options& o) {
   req.set_name(m.name);
   *req.add_inputs() = BenchInput(m, 1);
   {
-    auto proc = StartServer(o);
-    Bench b(proc->target());
+    RunningServer proc(o);
+    Bench b(proc->target(), o.device);
     base2 = SettledRss(proc->pid());
     for (int i = 0; i < o.copies; ++i) {
       std::string s = b.CreateSession();
@@ -285,7 +320,10 @@ int main(int argc, char** argv) {
   CLI::App app("graphd model latency and server memory benchmark", "model_bench");
   app.add_option("--server", o.server, "graphd binary")->capture_default_str();
   app.add_option("--models", o.models, "Directory of exported <model>.onnx/.json")->capture_default_str();
-  app.add_option("--case", o.cases, "MODEL:BATCH, repeatable");
+  app.add_option("--case", o.cases, "MODEL:BATCH, repeatable (any MODEL exported into --models)");
+  app.add_option("--device", o.device, "Session device option for every session opened: cpu or gpu")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"cpu", "gpu"}));
   app.add_option("--budget-s", o.budget_s, "Seconds of timed calls per case")->capture_default_str();
   app.add_option("--min-iters", o.min_iters, "Fewest timed calls per case")->capture_default_str();
   app.add_option("--max-iters", o.max_iters, "Most timed calls per case")->capture_default_str();
