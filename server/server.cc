@@ -8,6 +8,7 @@
 #include "executor/cpu/cpu_device.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/gpu/gpu_probe.h"
+#include "executor/gpu/gpu_support.h"
 #include "executor/testing/fake_accelerator.h"
 #include "server/malloc_tuning.h"
 #include "server/version.h"
@@ -83,13 +84,19 @@ GpuSetup GraphdServer::SetUpGpu() {
 }
 
 GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
-  // A stable hash of the op name puts about a third of the op types on the host in
-  // "mixed" mode, so values cross between memory spaces often.
-  auto accepts = [all = mode == "all"](const Node& node) {
+  if (mode != "all" && mode != "mixed" && mode != "cuda") {
+    GRAPHD_LOG_WARN("GRAPHD_TEST_FAKE_GPU={} ignored (all, mixed or cuda)", std::string(mode));
+    return GpuSetup{.probe = {.reason = "GRAPHD_TEST_FAKE_GPU names no fake mode"}};
+  }
+  // "all": every op it can; "mixed": a stable hash of the op name puts about a third
+  // of the op types on the host, so values cross between memory spaces often; "cuda":
+  // exactly what the CUDA device claims (a placement preview without a GPU).
+  std::function<bool(const Node&)> accepts = [all = mode == "all"](const Node& node) {
     uint32_t h = 2166136261u;
     for (char c : node.op_name()) h = (h ^ static_cast<uint8_t>(c)) * 16777619u;
     return all || h % 3 != 0;
   };
+  if (mode == "cuda") accepts = executor::gpu::GpuKernelClaims;
   executor::DeviceInfo info{.name = "/device:GPU:0", .device_type = "GPU",
                   .description = absl::StrCat("fake GPU for tests (GRAPHD_TEST_FAKE_GPU=", mode, ")")};
   GRAPHD_LOG_WARN("GRAPHD_TEST_FAKE_GPU={}: device=\"gpu\" sessions run on a fake accelerator in host memory", std::string(mode));

@@ -44,7 +44,7 @@ class GraphdServer {
   void ReapLoop();
   // Probes the GPUs, creates gpu_device_ and gpu_passes_ when one is usable.
   GpuSetup SetUpGpu();
-  // GRAPHD_TEST_FAKE_GPU=all|mixed: a fake accelerator as the GPU (tests only).
+  // GRAPHD_TEST_FAKE_GPU=all|mixed|cuda: a fake accelerator as the GPU (tests only).
   GpuSetup SetUpFakeGpu(absl::string_view mode);
 
   const ServerOptions options_;

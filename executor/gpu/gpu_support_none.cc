@@ -1,0 +1,8 @@
+// GpuKernelClaims where the GPU device is not built (no CUDA at build time).
+#include "executor/gpu/gpu_support.h"
+
+namespace graphd::executor::gpu {
+
+bool GpuKernelClaims(const Node&) { return false; }
+
+}  // namespace graphd::executor::gpu
