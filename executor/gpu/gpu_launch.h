@@ -1,0 +1,75 @@
+// Host-side entry points of graphd's own CUDA kernels (elementwise.cu, nn.cu). Each
+// enqueues its work on `stream` and returns the launch's error (cudaGetLastError), or
+// cudaSuccess. Sizes of 0 launch nothing. Plain types only, so the .cu files need no
+// graphd headers. Internal to executor/gpu.
+#ifndef GRAPHD_EXECUTOR_GPU_GPU_LAUNCH_H_
+#define GRAPHD_EXECUTOR_GPU_GPU_LAUNCH_H_
+
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+
+namespace graphd::executor::gpu {
+
+inline constexpr int kMaxKernelRank = 8;
+
+enum class ElemType : int { kFloat32, kInt32, kInt64, kBool };
+
+enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax, kMin };
+
+enum class UnaryKind : int {
+  kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kNeg, kAbs, kSqrt, kRsqrt, kSquare
+};
+
+// NumPy broadcasting: the output's dims, and for each operand the element stride of
+// each output dim (0 where the operand's dim is 1 or missing).
+struct BroadcastIndex {
+  int rank = 0;
+  int64_t dims[kMaxKernelRank] = {};
+  int64_t a_strides[kMaxKernelRank] = {};
+  int64_t b_strides[kMaxKernelRank] = {};
+};
+
+// out[i] = a[i] op b[i] for `n` elements; `index` null: a, b and out have one shape.
+// Types: float32, int32, int64 (Div on integers truncates as C++).
+cudaError_t LaunchBinary(BinaryKind kind, ElemType type, const void* a, const void* b, void* out,
+                         int64_t n, const BroadcastIndex* index, cudaStream_t stream);
+
+// y = f(x). float32: every kind; int32/int64: kNeg, kAbs, kSquare.
+cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, int64_t n,
+                        cudaStream_t stream);
+
+// y = static_cast<dst>(x) (to bool: x != 0).
+cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n,
+                       cudaStream_t stream);
+
+enum class EpilogueAct : int { kNone, kRelu, kClip };
+
+// y[i] = act(y[i] + bias[(i / inner) % channels] + residual[i]) over `n` float32
+// elements; bias and residual may be null; kClip clamps to [lo, hi].
+cudaError_t LaunchEpilogue(float* y, int64_t n, const float* bias, int64_t channels,
+                           int64_t inner, const float* residual, EpilogueAct act, float lo,
+                           float hi, cudaStream_t stream);
+
+// Softmax over the last axis: x and y are [rows, cols] float32.
+cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols,
+                          cudaStream_t stream);
+
+// Mean over some axes. Output element o splits into coordinates over the kept dims
+// (row-major over kept_dims) giving the offset sum(coord * kept_strides); the reduced
+// elements are the `reduced_count` coordinates over reduced_dims likewise.
+struct ReduceIndex {
+  int kept_rank = 0;
+  int64_t kept_dims[kMaxKernelRank] = {};
+  int64_t kept_strides[kMaxKernelRank] = {};
+  int reduced_rank = 0;
+  int64_t reduced_dims[kMaxKernelRank] = {};
+  int64_t reduced_strides[kMaxKernelRank] = {};
+  int64_t reduced_count = 1;
+};
+cudaError_t LaunchMean(const float* x, float* y, int64_t out_n, const ReduceIndex& index,
+                       cudaStream_t stream);
+
+}  // namespace graphd::executor::gpu
+
+#endif  // GRAPHD_EXECUTOR_GPU_GPU_LAUNCH_H_
