@@ -25,17 +25,7 @@ class GpuDeviceImpl : public GpuDevice {
   // Every GPU kernel reads its inputs from device memory (shapes and axes are attrs).
   bool InputOnHost(const Node&, int) const override { return false; }
 
-  bool SupportsOp(const Node& node) const override {
-    for (int o = 0; o < node.num_outputs(); ++o) {
-      if (!DeviceDType(node.output(o).dtype)) return false;
-    }
-    for (int i = 0; i < static_cast<int>(node.inputs().size()); ++i) {
-      if (node.op().IsRefInput(i) || !DeviceDType(InputDType(node, i))) return false;
-    }
-    if (table_.kernels.Find(node, info_.device_type) == nullptr) return false;
-    auto it = table_.accept.find(node.op_name());
-    return it != table_.accept.end() && it->second(node);
-  }
+  bool SupportsOp(const Node& node) const override { return GpuSupports(table_, node); }
 
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node) const override {
     const KernelFactory* factory = table_.kernels.Find(node, info_.device_type);

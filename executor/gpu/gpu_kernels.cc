@@ -16,6 +16,19 @@ void RegisterGpuKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>
   RegisterGpuNnKernels(table, runtime);
 }
 
+bool GpuSupports(const GpuKernelTable& table, const Node& node) {
+  auto device_dtype = [](DType d) { return d != DType::kString && d != DType::kInvalid; };
+  for (int o = 0; o < node.num_outputs(); ++o) {
+    if (!device_dtype(node.output(o).dtype)) return false;
+  }
+  for (int i = 0; i < static_cast<int>(node.inputs().size()); ++i) {
+    if (node.op().IsRefInput(i) || !device_dtype(InputDType(node, i))) return false;
+  }
+  if (table.kernels.Find(node, "GPU") == nullptr) return false;
+  auto it = table.accept.find(node.op_name());
+  return it != table.accept.end() && it->second(node);
+}
+
 Status GpuKernel::Compute(KernelContext& ctx) {
   StatusOr<cudaStream_t> stream = runtime_->Stream();
   Status s = stream.ok() ? Run(ctx, *stream) : stream.status();

@@ -32,8 +32,13 @@ struct GpuKernelTable {
            Accept accept_node);
 };
 
-// Every GPU kernel of a device that uses `runtime`.
+// Every GPU kernel of a device that uses `runtime`. Registration itself does not touch
+// the GPU (factories use `runtime` only when called), so a table filled with a null
+// runtime answers GpuSupports, e.g. in tests on machines without a GPU.
 void RegisterGpuKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
+// GpuDevice::SupportsOp: every input and output has a fixed-size dtype (no strings),
+// no input is a ref, a kernel is registered for the node and its op's check accepts it.
+bool GpuSupports(const GpuKernelTable& table, const Node& node);
 // Per family (array_kernels.cc, elementwise_kernels.cc, matmul_kernels.cc,
 // cudnn_kernels.cc, nn_kernels.cc).
 void RegisterGpuArrayKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);

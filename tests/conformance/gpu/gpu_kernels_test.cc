@@ -1,0 +1,165 @@
+// GPU kernel conformance: each GPU kernel against the CPU kernel (the reference
+// semantics) on random inputs of several shapes, empty and broadcast ones included,
+// through RunGraphOn(GPU) vs RunGraph (CPU). float32 within 1e-4 relative (plus a small
+// absolute slack for sums that cancel); integers and bools exactly. Each case also
+// expects the GPU to claim the node, so it is the GPU kernel that is compared. Skips,
+// saying why, where there is no GPU.
+#include "tests/conformance/gpu/gpu_test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+Shape S(std::initializer_list<int64_t> dims) { return Shape(dims); }
+
+Tensor RandomOf(DType dtype, const Shape& shape, std::mt19937& rng, double lo = -3, double hi = 3) {
+  switch (dtype) {
+    case DType::kInt32: return Random<int32_t>(shape, rng, lo * 10, hi * 10);
+    case DType::kInt64: return Random<int64_t>(shape, rng, lo * 10, hi * 10);
+    default: return Random<float>(shape, rng, lo, hi);
+  }
+}
+
+// Avoids zeros (divisors) and near-ties.
+Tensor Divisor(DType dtype, const Shape& shape, std::mt19937& rng) {
+  Tensor t = RandomOf(dtype, shape, rng, 1, 3);
+  return t;
+}
+
+const std::vector<std::pair<Shape, Shape>> kBroadcastCases = {
+    {S({2, 3}), S({2, 3})},           {S({2, 3}), S({3})},          {S({4, 1, 5}), S({3, 1})},
+    {S({}), S({2, 2})},               {S({0, 3}), S({3})},          {S({2, 0}), S({1, 1})},
+    {S({7, 1}), S({1, 9})},           {S({1000}), S({1000})},
+    {S({2, 1, 3, 1, 2, 1, 2, 1}), S({1, 2, 1, 3, 1, 2, 1, 2})}};
+
+TEST(GpuKernelsTest, Binary) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(1);
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}) {
+    for (DType dtype : {DType::kFloat32, DType::kInt32, DType::kInt64}) {
+      for (const auto& [a, b] : kBroadcastCases) {
+        SCOPED_TRACE(std::string(DTypeName(dtype)) + " " + a.ToString() + " " + b.ToString());
+        Tensor x = RandomOf(dtype, a, rng);
+        Tensor y = std::string(op) == "Div" ? Divisor(dtype, b, rng) : RandomOf(dtype, b, rng);
+        ExpectOpMatches(op, {x, y});
+        ExpectOpMatches(op, {y, x}, {}, 1e-4, 1e-6, /*expect_on_gpu=*/true);
+      }
+    }
+  }
+}
+
+TEST(GpuKernelsTest, Unary) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(2);
+  const std::vector<Shape> shapes = {S({7}), S({3, 4, 5}), S({0, 2}), S({}), S({100000})};
+  for (const char* op : {"Relu", "Relu6", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Square"}) {
+    for (const Shape& s : shapes) ExpectOpMatches(op, {Random<float>(s, rng, -8, 8)});
+  }
+  for (const char* op : {"Log", "Sqrt", "Rsqrt"}) {
+    for (const Shape& s : shapes) ExpectOpMatches(op, {Random<float>(s, rng, 0.01, 50)});
+  }
+  for (const char* op : {"Neg", "Abs", "Square"}) {
+    for (const Shape& s : shapes) {
+      ExpectOpMatches(op, {Random<int32_t>(s, rng, -1000, 1000)});
+      ExpectOpMatches(op, {Random<int64_t>(s, rng, -100000, 100000)});
+    }
+  }
+}
+
+TEST(GpuKernelsTest, Cast) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(3);
+  const DType types[] = {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool};
+  for (DType src : types) {
+    for (DType dst : types) {
+      for (const Shape& s : {S({5, 6}), S({0}), S({})}) {
+        SCOPED_TRACE(std::string(DTypeName(src)) + " -> " + std::string(DTypeName(dst)));
+        Tensor x = src == DType::kBool ? MakeBool(s, std::vector<int>(s.num_elements(), 1))
+                                       : RandomOf(src, s, rng, -100, 100);
+        if (src == DType::kBool) {
+          for (int64_t i = 0; i < s.num_elements(); ++i) x.data<bool>()[i] = rng() % 2;
+        }
+        if (src == DType::kFloat32) {  // some exact zeros too
+          for (int64_t i = 0; i < s.num_elements(); i += 3) x.data<float>()[i] = 0;
+        }
+        ExpectOpMatches("Cast", {x}, {{"DstT", dst}}, 0, 0);
+      }
+    }
+  }
+}
+
+TEST(GpuKernelsTest, ViewsAndIdentity) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(4);
+  for (DType dtype : {DType::kFloat32, DType::kInt64, DType::kInt32}) {
+    Tensor x = RandomOf(dtype, S({2, 1, 3, 1}), rng);
+    ExpectOpMatches("Identity", {x}, {}, 0, 0);
+    ExpectOpMatches("Reshape", {x}, {{"shape", IntList{3, -1}}}, 0, 0);
+    ExpectOpMatches("Reshape", {x}, {{"shape", IntList{6}}}, 0, 0);
+    ExpectOpMatches("Squeeze", {x}, {}, 0, 0);
+    ExpectOpMatches("Squeeze", {x}, {{"squeeze_dims", IntList{-1}}}, 0, 0);
+    ExpectOpMatches("ExpandDims", {x}, {{"axis", int64_t{-1}}}, 0, 0);
+    ExpectOpMatches("ExpandDims", {x}, {{"axis", int64_t{0}}}, 0, 0);
+    ExpectOpMatches("Reshape", {RandomOf(dtype, S({0, 4}), rng)}, {{"shape", IntList{4, 0}}}, 0, 0);
+  }
+  ExpectOpMatches("Identity", {MakeBool(S({3}), {1, 0, 1})}, {}, 0, 0);
+}
+
+TEST(GpuKernelsTest, ConstUploadedOnce) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(5);
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{3, 4}));
+  const Node* c = g.AddNode({.name = "c", .op = "Const", .attrs = {{"value", Random<float>(S({4}), rng)}}}).value();
+  const Node* ci = g.AddNode({.name = "ci", .op = "Const", .attrs = {{"value", Random<int64_t>(S({2}), rng, -9, 9)}}})
+                       .value();
+  ASSERT_TRUE(g.AddNode({.name = "out", .op = "Mul", .inputs = {{x, 0}, {c, 0}}}).ok());
+  ASSERT_TRUE(Gpu().device->SupportsOp(*c));
+  ASSERT_TRUE(Gpu().device->SupportsOp(*ci));
+  ExpectGpuMatchesCpu(g, {{"x", Random<float>(S({3, 4}), rng)}}, {"out", "c", "ci"}, 1e-6, 0);
+}
+
+struct MatMulCase {
+  int64_t m, k, n;
+};
+
+TEST(GpuKernelsTest, MatMul) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(6);
+  for (const MatMulCase& c : std::vector<MatMulCase>{{1, 1, 1}, {3, 4, 5}, {64, 128, 32}, {0, 4, 5}, {3, 0, 5},
+                                                     {3, 4, 0}, {257, 33, 129}}) {
+    for (bool ta : {false, true}) {
+      for (bool tb : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(c.m, "x", c.k, "x", c.n, " ta=", ta, " tb=", tb));
+        Tensor a = Random<float>(ta ? S({c.k, c.m}) : S({c.m, c.k}), rng);
+        Tensor b = Random<float>(tb ? S({c.n, c.k}) : S({c.k, c.n}), rng);
+        AttrMap attrs = {{"transpose_a", ta}, {"transpose_b", tb}};
+        ExpectOpMatches("MatMul", {a, b}, attrs, 1e-4, 1e-5);
+        Tensor bias = Random<float>(S({c.n}), rng);
+        ExpectOpMatches("MatMul", {a, b, bias}, attrs, 1e-4, 1e-5);
+        attrs["activation"] = std::string("Relu");
+        ExpectOpMatches("MatMul", {a, b, bias}, attrs, 1e-4, 1e-5);
+        attrs["activation"] = std::string("Clip");
+        attrs["clip_min"] = -0.5f;
+        attrs["clip_max"] = 0.75f;
+        ExpectOpMatches("MatMul", {a, b}, attrs, 1e-4, 1e-5);
+      }
+    }
+  }
+}
+
+TEST(GpuKernelsTest, BatchMatMul) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(7);
+  const std::vector<std::pair<Shape, Shape>> cases = {
+      {S({2, 3, 4}), S({2, 4, 5})},       {S({2, 3, 4}), S({4, 5})},      {S({3, 4}), S({6, 4, 5})},
+      {S({2, 1, 3, 4}), S({1, 3, 4, 5})}, {S({0, 3, 4}), S({0, 4, 5})},   {S({5, 3, 0}), S({5, 0, 2})}};
+  for (const auto& [xs, ys] : cases) {
+    ExpectOpMatches("BatchMatMulV2", {Random<float>(xs, rng), Random<float>(ys, rng)}, {}, 1e-4, 1e-5);
+  }
+  // Adjoints: x stored [.., K, M], y stored [.., N, K].
+  ExpectOpMatches("BatchMatMulV2", {Random<float>(S({2, 4, 3}), rng), Random<float>(S({2, 5, 4}), rng)},
+                  {{"adj_x", true}, {"adj_y", true}}, 1e-4, 1e-5);
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
