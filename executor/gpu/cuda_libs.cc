@@ -47,8 +47,10 @@ class Loader {
 
 #define GRAPHD_LOAD(loader, table, field, symbol) (loader).Get((table).field, #symbol)
 
-StatusOr<CublasApi> LoadCublas() {
-  Loader l(kCublasLibrary);
+}  // namespace
+
+StatusOr<CublasApi> LoadCublasFrom(const char* library) {
+  Loader l(library);
   CublasApi t{};
   GRAPHD_LOAD(l, t, Create, cublasCreate_v2);
   GRAPHD_LOAD(l, t, Destroy, cublasDestroy_v2);
@@ -61,8 +63,8 @@ StatusOr<CublasApi> LoadCublas() {
   return t;
 }
 
-StatusOr<CudnnApi> LoadCudnn() {
-  Loader l(kCudnnLibrary);
+StatusOr<CudnnApi> LoadCudnnFrom(const char* library) {
+  Loader l(library);
   CudnnApi t{};
   GRAPHD_LOAD(l, t, GetVersion, cudnnGetVersion);
   GRAPHD_LOAD(l, t, GetErrorString, cudnnGetErrorString);
@@ -93,16 +95,14 @@ StatusOr<CudnnApi> LoadCudnn() {
 
 #undef GRAPHD_LOAD
 
-}  // namespace
-
 StatusOr<const CublasApi*> Cublas() {
-  static const StatusOr<CublasApi>* const loaded = new StatusOr<CublasApi>(LoadCublas());
+  static const StatusOr<CublasApi>* const loaded = new StatusOr<CublasApi>(LoadCublasFrom(kCublasLibrary));
   if (!loaded->ok()) return loaded->status();
   return &**loaded;
 }
 
 StatusOr<const CudnnApi*> Cudnn() {
-  static const StatusOr<CudnnApi>* const loaded = new StatusOr<CudnnApi>(LoadCudnn());
+  static const StatusOr<CudnnApi>* const loaded = new StatusOr<CudnnApi>(LoadCudnnFrom(kCudnnLibrary));
   if (!loaded->ok()) return loaded->status();
   return &**loaded;
 }

@@ -53,6 +53,11 @@ struct CudnnApi {
   decltype(&cudnnPoolingForward) PoolingForward;
 };
 
+// Loads the table from `library` (a fresh dlopen each call; for tests). FailedPrecondition
+// naming the library and dlerror() when it cannot be opened or lacks a symbol.
+StatusOr<CublasApi> LoadCublasFrom(const char* library);
+StatusOr<CudnnApi> LoadCudnnFrom(const char* library);
+
 // The loaded tables (the first call loads; later calls return the same result).
 // FailedPrecondition naming the library and dlerror() when it or a symbol is missing.
 StatusOr<const CublasApi*> Cublas();

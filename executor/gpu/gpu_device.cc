@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "executor/gpu/gpu_kernels.h"
+#include "executor/gpu/gpu_probe.h"
 #include "executor/gpu/gpu_runtime.h"
 
 namespace graphd::executor::gpu {
@@ -111,14 +112,13 @@ class GpuDeviceImpl : public GpuDevice {
 }  // namespace
 
 StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const Device& host) {
-  int count = 0;
-  if (cudaError_t err = cudaGetDeviceCount(&count); err != cudaSuccess) {
-    return errors::FailedPrecondition(absl::StrCat("GPU ", ordinal, ": no usable CUDA device: ",
-                                                   cudaGetErrorString(err), " (", cudaGetErrorName(err), ")"));
+  const GpuProbe probe = ProbeGpus();
+  if (probe.devices.empty()) {
+    return errors::FailedPrecondition(absl::StrCat("GPU ", ordinal, ": no usable GPU: ", probe.reason));
   }
-  if (ordinal < 0 || ordinal >= count) {
-    return errors::FailedPrecondition(
-        absl::StrCat("GPU ", ordinal, ": no such device (", count, " CUDA device", count == 1 ? "" : "s", ")"));
+  if (ordinal < 0 || ordinal >= static_cast<int>(probe.devices.size())) {
+    return errors::FailedPrecondition(absl::StrCat("GPU ", ordinal, ": no such device (", probe.devices.size(),
+                                                   " usable GPU", probe.devices.size() == 1 ? "" : "s", ")"));
   }
   cudaDeviceProp prop{};
   RETURN_IF_ERROR(CudaCall(cudaGetDeviceProperties(&prop, ordinal), "cudaGetDeviceProperties"));
