@@ -14,6 +14,7 @@ void RegisterGpuKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>
   RegisterGpuMatMulKernels(table, runtime);
   RegisterGpuCudnnKernels(table, runtime);
   RegisterGpuNnKernels(table, runtime);
+  RegisterGpuManipKernels(table, runtime);
 }
 
 bool GpuSupports(const GpuKernelTable& table, const Node& node) {

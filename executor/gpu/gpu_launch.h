@@ -43,6 +43,17 @@ cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, i
 cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n,
                        cudaStream_t stream);
 
+// y = x with its dims permuted: output element i, split into coordinates over `dims`
+// (the output's), reads x at sum(coord * in_strides). Any element size of 1, 2, 4 or
+// 8 bytes (the bits are moved, whatever the dtype).
+struct PermuteIndex {
+  int rank = 0;
+  int64_t dims[kMaxKernelRank] = {};
+  int64_t in_strides[kMaxKernelRank] = {};
+};
+cudaError_t LaunchPermute(int element_size, const void* x, void* y, int64_t n, const PermuteIndex& index,
+                          cudaStream_t stream);
+
 enum class EpilogueAct : int { kNone, kRelu, kClip };
 
 // y[i] = act(y[i] + bias[(i / inner) % channels] + residual[i]) over `n` float32

@@ -118,6 +118,34 @@ TEST(GpuKernelsTest, ConstUploadedOnce) {
   ExpectGpuMatchesCpu(g, {{"x", Random<float>(S({3, 4}), rng)}}, {"out", "c", "ci"}, 1e-6, 0);
 }
 
+TEST(GpuKernelsTest, Transpose) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(8);
+  ExpectOpMatches("Transpose", {Random<float>(S({2, 3, 4, 5}), rng)}, {{"perm", IntList{0, 2, 3, 1}}}, 0, 0);
+  ExpectOpMatches("Transpose", {Random<float>(S({2, 3, 4, 5}), rng)}, {{"perm", IntList{0, 3, 1, 2}}}, 0, 0);
+  ExpectOpMatches("Transpose", {Random<int64_t>(S({7, 9}), rng, -99, 99)}, {}, 0, 0);  // no perm: reversed
+  ExpectOpMatches("Transpose", {MakeBool(S({2, 3}), {1, 0, 0, 1, 1, 0})}, {{"perm", IntList{1, 0}}}, 0, 0);
+  ExpectOpMatches("Transpose", {Random<int32_t>(S({0, 3}), rng)}, {{"perm", IntList{1, 0}}}, 0, 0);
+  ExpectOpMatches("Transpose", {Random<float>(S({}), rng)}, {{"perm", IntList{}}}, 0, 0);
+  ExpectOpMatches("Transpose", {Random<float>(S({2, 1, 2, 1, 2, 1, 2, 3}), rng)},
+                  {{"perm", IntList{7, 6, 5, 4, 3, 2, 1, 0}}}, 0, 0);
+}
+
+TEST(GpuKernelsTest, ConcatV2) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(9);
+  ExpectOpMatches("ConcatV2", {Random<float>(S({2, 3, 4}), rng), Random<float>(S({2, 1, 4}), rng),
+                               Random<float>(S({2, 0, 4}), rng), Random<float>(S({2, 5, 4}), rng)},
+                  {{"axis", int64_t{1}}}, 0, 0);
+  ExpectOpMatches("ConcatV2", {Random<int64_t>(S({2, 3}), rng), Random<int64_t>(S({4, 3}), rng)},
+                  {{"axis", int64_t{0}}}, 0, 0);
+  ExpectOpMatches("ConcatV2", {Random<int32_t>(S({2, 3}), rng), Random<int32_t>(S({2, 2}), rng)},
+                  {{"axis", int64_t{-1}}}, 0, 0);
+  ExpectOpMatches("ConcatV2", {Random<float>(S({0, 3}), rng), Random<float>(S({0, 2}), rng)},
+                  {{"axis", int64_t{1}}}, 0, 0);
+  ExpectOpMatches("ConcatV2", {Random<float>(S({3}), rng)}, {{"axis", int64_t{0}}}, 0, 0);
+}
+
 struct MatMulCase {
   int64_t m, k, n;
 };

@@ -65,6 +65,10 @@ TEST_F(GpuSupportTest, DataMovement) {
   EXPECT_TRUE(Supports("ExpandDims", {{DType::kBool, P({3})}}, {{"axis", int64_t{0}}}));
   EXPECT_FALSE(Supports("Identity", {{DType::kString, P({2})}}));
   EXPECT_FALSE(Supports("Placeholder", {}, {{"dtype", kF}}));
+  EXPECT_TRUE(Supports("Transpose", {{DType::kFloat16, P({2, 3})}}, {{"perm", IntList{1, 0}}}));
+  EXPECT_FALSE(Supports("Transpose", {{DType::kString, P({2, 3})}}, {{"perm", IntList{1, 0}}}));
+  EXPECT_TRUE(Supports("ConcatV2", {{DType::kInt64, P({2, 3})}, {DType::kInt64, P({1, 3})}}, {{"axis", int64_t{0}}}));
+  EXPECT_FALSE(Supports("ConcatV2", {{DType::kString, P({2})}, {DType::kString, P({1})}}, {{"axis", int64_t{0}}}));
 }
 
 TEST_F(GpuSupportTest, MatMul) {

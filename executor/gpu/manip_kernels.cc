@@ -1,0 +1,139 @@
+// Transpose (a permuting gather, permute.cu) and ConcatV2 (one strided 2-D copy per
+// input, cudaMemcpy2DAsync) on the GPU, for every fixed-size dtype.
+#include "absl/strings/str_cat.h"
+#include "executor/gpu/gpu_kernels.h"
+
+namespace graphd::executor::gpu {
+namespace {
+
+bool FixedSize(DType d) { return d != DType::kString && d != DType::kInvalid; }
+
+bool AcceptFixedSize(const Node& node) {
+  for (int i = 0; i < static_cast<int>(node.inputs().size()); ++i) {
+    if (!FixedSize(InputDType(node, i))) return false;
+  }
+  return node.num_outputs() == 1 && FixedSize(node.output(0).dtype);
+}
+
+class TransposeKernel : public GpuKernel {
+ public:
+  TransposeKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node)
+      : GpuKernel(std::move(runtime)),
+        has_perm_(node.attrs().contains("perm")),
+        perm_(AttrOr<IntList>(node, "perm", {})) {}
+
+ protected:
+  Status Run(KernelContext& ctx, cudaStream_t stream) override {
+    const Tensor& x = ctx.input(0);
+    const int rank = x.shape().rank();
+    IntList perm = perm_;
+    if (!has_perm_) {
+      for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
+    }
+    if (static_cast<int>(perm.size()) != rank || rank > kMaxKernelRank) {
+      return errors::InvalidArgument(absl::StrCat("perm does not fit ", x.shape().ToString(), " (rank <= ",
+                                                  kMaxKernelRank, ")"));
+    }
+    std::vector<int64_t> strides(rank), out(rank);
+    int64_t stride = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      strides[d] = stride;
+      stride *= x.shape().dim(d);
+    }
+    PermuteIndex index;
+    index.rank = rank;
+    for (int d = 0; d < rank; ++d) {
+      if (perm[d] < 0 || perm[d] >= rank) return errors::InvalidArgument("perm is not a permutation");
+      out[d] = x.shape().dim(static_cast<int>(perm[d]));
+      index.dims[d] = out[d];
+      index.in_strides[d] = strides[perm[d]];
+    }
+    ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, Shape(out), stream));
+    return CudaCall(LaunchPermute(static_cast<int>(DTypeSize(x.dtype())), x.raw_data(), y.raw_data(),
+                                  y.num_elements(), index, stream),
+                    "Transpose kernel launch");
+  }
+
+ private:
+  const bool has_perm_;
+  const IntList perm_;
+};
+
+class ConcatKernel : public GpuKernel {
+ public:
+  ConcatKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node)
+      : GpuKernel(std::move(runtime)), axis_(AttrOr<int64_t>(node, "axis", 0)) {}
+
+ protected:
+  Status Run(KernelContext& ctx, cudaStream_t stream) override {
+    const Shape& first = ctx.input(0).shape();
+    const int rank = first.rank();
+    const int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
+    if (axis < 0 || axis >= rank) {
+      return errors::InvalidArgument(absl::StrCat("axis ", axis_, " is out of range for ", first.ToString()));
+    }
+    std::vector<int64_t> dims = first.dims();
+    dims[axis] = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Shape& s = ctx.input(i).shape();
+      for (int d = 0; d < rank; ++d) {
+        if (s.rank() != rank || (d != axis && s.dim(d) != first.dim(d))) {
+          return errors::InvalidArgument(absl::StrCat("input ", i, " ", s.ToString(), " does not match ",
+                                                      first.ToString(), " outside axis ", axis));
+        }
+      }
+      dims[axis] += s.dim(static_cast<int>(axis));
+    }
+    const Shape out_shape(dims);
+    ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, out_shape, stream));
+    if (y.num_elements() == 0) return absl::OkStatus();
+    int64_t outer = 1, inner = 1;
+    for (int d = 0; d < axis; ++d) outer *= dims[d];
+    for (int d = static_cast<int>(axis) + 1; d < rank; ++d) inner *= dims[d];
+    const size_t elem = DTypeSize(y.dtype());
+    const size_t dst_pitch = static_cast<size_t>(dims[axis] * inner) * elem;
+    size_t offset = 0;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor& x = ctx.input(i);
+      const size_t width = static_cast<size_t>(x.shape().dim(static_cast<int>(axis)) * inner) * elem;
+      if (width > 0) {
+        RETURN_IF_ERROR(CudaCall(cudaMemcpy2DAsync(static_cast<char*>(y.raw_data()) + offset, dst_pitch,
+                                                   x.raw_data(), width, width, static_cast<size_t>(outer),
+                                                   cudaMemcpyDeviceToDevice, stream),
+                                 absl::StrCat("cudaMemcpy2DAsync (ConcatV2 input ", i, ")")));
+      }
+      offset += width;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  const int64_t axis_;
+};
+
+}  // namespace
+
+void RegisterGpuManipKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime) {
+  table.Add(
+      "Transpose", {DType::kInvalid},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        return std::unique_ptr<OpKernel>(new TransposeKernel(runtime, node));
+      },
+      [](const Node& node) {
+        const PartialShape& s = node.inputs()[0].node->output(node.inputs()[0].index).shape;
+        const size_t size = DTypeSize(InputDType(node, 0));
+        return AcceptFixedSize(node) && s.known_rank() && s.rank() <= kMaxKernelRank &&
+               (size == 1 || size == 2 || size == 4 || size == 8);
+      });
+  table.Add(
+      "ConcatV2", {DType::kInvalid},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        return std::unique_ptr<OpKernel>(new ConcatKernel(runtime, node));
+      },
+      [](const Node& node) {
+        const PartialShape& s = node.inputs()[0].node->output(node.inputs()[0].index).shape;
+        return AcceptFixedSize(node) && s.known_rank() && s.rank() >= 1;
+      });
+}
+
+}  // namespace graphd::executor::gpu
