@@ -62,8 +62,9 @@ cudaError_t LaunchEpilogue(float* y, int64_t n, const float* bias, int64_t chann
                            int64_t inner, const float* residual, EpilogueAct act, float lo,
                            float hi, cudaStream_t stream);
 
-// Softmax over the last axis: x and y are [rows, cols] float32.
-cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols,
+// Softmax over the last axis: x and y are [rows, cols] float32. `log`: LogSoftmax,
+// y = x - max - log(sum(exp(x - max))).
+cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, bool log,
                           cudaStream_t stream);
 
 // Mean over some axes. Output element o splits into coordinates over the kept dims

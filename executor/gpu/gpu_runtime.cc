@@ -57,10 +57,10 @@ Status CudaCall(cudaError_t err, absl::string_view call) {
   if (err == cudaSuccess) return absl::OkStatus();
   std::string message =
       absl::StrCat(call, " failed: ", cudaGetErrorString(err), " (", cudaGetErrorName(err), ")");
-  if (err == cudaErrorMemoryAllocation) {
-    cudaGetLastError();  // clears the (non-sticky) error
-    return errors::ResourceExhausted(message);
-  }
+  // Clears a non-sticky error, so that the next launch's cudaGetLastError does not
+  // report it again (sticky errors stay: the context is unusable).
+  cudaGetLastError();
+  if (err == cudaErrorMemoryAllocation) return errors::ResourceExhausted(message);
   return errors::Internal(message);
 }
 

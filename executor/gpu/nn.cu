@@ -1,5 +1,6 @@
 // Small CUDA kernels for the NN ops (gpu_launch.h): the bias/residual/activation
-// epilogue of MatMul and ConvND, Softmax over the last axis, Mean over axes.
+// epilogue of MatMul, ConvND and BiasAdd, (Log)Softmax over the last axis, Mean over
+// axes.
 #include <cfloat>
 #include <cstdint>
 
@@ -31,8 +32,8 @@ __global__ void Epilogue(float* y, int64_t n, const float* bias, int64_t channel
 }
 
 // One block per row: the row's max, then the sum of exp(x - max), both reduced in
-// shared memory, then y = exp(x - max) / sum.
-__global__ void Softmax(const float* x, float* y, int64_t rows, int64_t cols) {
+// shared memory, then y = exp(x - max) / sum (log: y = x - max - log(sum)).
+__global__ void Softmax(const float* x, float* y, int64_t rows, int64_t cols, bool log) {
   __shared__ float scratch[kThreads];
   for (int64_t row = blockIdx.x; row < rows; row += gridDim.x) {
     const float* in = x + row * cols;
@@ -57,7 +58,12 @@ __global__ void Softmax(const float* x, float* y, int64_t rows, int64_t cols) {
     }
     const float total = scratch[0];
     __syncthreads();
-    for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[c] = expf(in[c] - row_max) / total;
+    if (log) {
+      const float log_total = logf(total);
+      for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[c] = in[c] - row_max - log_total;
+    } else {
+      for (int64_t c = threadIdx.x; c < cols; c += blockDim.x) out[c] = expf(in[c] - row_max) / total;
+    }
   }
 }
 
@@ -92,10 +98,10 @@ cudaError_t LaunchEpilogue(float* y, int64_t n, const float* bias, int64_t chann
   return cudaGetLastError();
 }
 
-cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, cudaStream_t stream) {
+cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, bool log, cudaStream_t stream) {
   if (rows == 0 || cols == 0) return cudaSuccess;
   const int blocks = static_cast<int>(rows < (1 << 20) ? rows : (1 << 20));
-  Softmax<<<blocks, kThreads, 0, stream>>>(x, y, rows, cols);
+  Softmax<<<blocks, kThreads, 0, stream>>>(x, y, rows, cols, log);
   return cudaGetLastError();
 }
 

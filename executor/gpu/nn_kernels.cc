@@ -1,5 +1,5 @@
-// Softmax over the last axis and Mean over axes (global average pooling), float32, on
-// the GPU. The CUDA code is in nn.cu.
+// Softmax and LogSoftmax over the last axis, Mean over axes (global average pooling)
+// and BiasAdd (NHWC or NCHW), float32, on the GPU. The CUDA code is in nn.cu.
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -10,7 +10,7 @@ namespace {
 
 class SoftmaxKernel : public GpuKernel {
  public:
-  using GpuKernel::GpuKernel;
+  SoftmaxKernel(std::shared_ptr<GpuRuntime> runtime, bool log) : GpuKernel(std::move(runtime)), log_(log) {}
 
  protected:
   Status Run(KernelContext& ctx, cudaStream_t stream) override {
@@ -19,8 +19,45 @@ class SoftmaxKernel : public GpuKernel {
     ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, x.shape(), stream));
     const int64_t cols = x.shape().dim(x.shape().rank() - 1);
     const int64_t rows = cols == 0 ? 0 : x.num_elements() / cols;
-    return CudaCall(LaunchSoftmax(x.data<float>(), y.data<float>(), rows, cols, stream), "Softmax kernel launch");
+    return CudaCall(LaunchSoftmax(x.data<float>(), y.data<float>(), rows, cols, log_, stream),
+                    "Softmax kernel launch");
   }
+
+ private:
+  const bool log_;
+};
+
+// y = value + bias along the channel dim: the last (NHWC) or dim 1 (NCHW).
+class BiasAddKernel : public GpuKernel {
+ public:
+  BiasAddKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node)
+      : GpuKernel(std::move(runtime)), nchw_(AttrOr<std::string>(node, "data_format", "NHWC") == "NCHW") {}
+
+ protected:
+  Status Run(KernelContext& ctx, cudaStream_t stream) override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& bias = ctx.input(1);
+    const int rank = x.shape().rank();
+    if (rank < 2) return errors::InvalidArgument(absl::StrCat("value must have rank >= 2, got ", x.shape().ToString()));
+    const int channel_dim = nchw_ ? 1 : rank - 1;
+    const int64_t channels = x.shape().dim(channel_dim);
+    if (bias.num_elements() != channels) {
+      return errors::InvalidArgument(absl::StrCat("bias ", bias.shape().ToString(), " does not match ", channels,
+                                                  " channels of ", x.shape().ToString()));
+    }
+    int64_t inner = 1;
+    for (int d = channel_dim + 1; d < rank; ++d) inner *= x.shape().dim(d);
+    ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, x.shape(), stream));
+    if (y.num_elements() == 0) return absl::OkStatus();
+    RETURN_IF_ERROR(CudaCall(cudaMemcpyAsync(y.raw_data(), x.raw_data(), x.bytes(), cudaMemcpyDeviceToDevice, stream),
+                             "cudaMemcpyAsync (BiasAdd)"));
+    return CudaCall(LaunchEpilogue(y.data<float>(), y.num_elements(), bias.data<float>(), channels, inner, nullptr,
+                                   EpilogueAct::kNone, 0, 0, stream),
+                    "BiasAdd kernel launch");
+  }
+
+ private:
+  const bool nchw_;
 };
 
 class MeanKernel : public GpuKernel {
@@ -93,12 +130,22 @@ bool Float32SmallRank(const Node& node) {
 }  // namespace
 
 void RegisterGpuNnKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime) {
+  for (const bool log : {false, true}) {
+    table.Add(
+        log ? "LogSoftmax" : "Softmax", {DType::kFloat32},
+        [runtime, log](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
+          return std::unique_ptr<OpKernel>(new SoftmaxKernel(runtime, log));
+        },
+        [](const Node& node) { return InputDType(node, 0) == DType::kFloat32; });
+  }
   table.Add(
-      "Softmax", {DType::kFloat32},
-      [runtime](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
-        return std::unique_ptr<OpKernel>(new SoftmaxKernel(runtime));
+      "BiasAdd", {DType::kFloat32},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        return std::unique_ptr<OpKernel>(new BiasAddKernel(runtime, node));
       },
-      [](const Node& node) { return InputDType(node, 0) == DType::kFloat32; });
+      [](const Node& node) {
+        return InputDType(node, 0) == DType::kFloat32 && InputDType(node, 1) == DType::kFloat32;
+      });
   table.Add(
       "Mean", {DType::kFloat32},
       [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {

@@ -1,4 +1,5 @@
-// GPU kernel conformance for the NN ops (ConvND and the pools on cuDNN, Softmax, Mean)
+// GPU kernel conformance for the NN ops (ConvND and the pools on cuDNN, Softmax,
+// LogSoftmax, BiasAdd, Mean)
 // against the CPU kernels, as gpu_kernels_test.cc. Convolutions sum up to a few hundred
 // products, so they get an absolute slack of 1e-4 besides 1e-4 relative. Nodes the GPU
 // refuses (channels_last, asymmetric pads, ceil_mode) are checked to run correctly on
@@ -107,7 +108,18 @@ TEST(GpuNnKernelsTest, Softmax) {
   for (const Shape& s : {S({5}), S({3, 7}), S({2, 3, 1000}), S({0, 4}), S({4, 1}), S({2, 70000})}) {
     SCOPED_TRACE(s.ToString());
     ExpectOpMatches("Softmax", {Random<float>(s, rng, -20, 20)}, {}, 1e-4, 1e-7);
+    ExpectOpMatches("LogSoftmax", {Random<float>(s, rng, -20, 20)}, {}, 1e-4, 1e-5);
   }
+}
+
+TEST(GpuNnKernelsTest, BiasAdd) {
+  GRAPHD_REQUIRE_GPU();
+  std::mt19937 rng(17);
+  ExpectOpMatches("BiasAdd", {Random<float>(S({2, 3, 4, 5}), rng), Random<float>(S({5}), rng)}, {}, 1e-6, 0);
+  ExpectOpMatches("BiasAdd", {Random<float>(S({2, 3, 4, 5}), rng), Random<float>(S({3}), rng)},
+                  {{"data_format", std::string("NCHW")}}, 1e-6, 0);
+  ExpectOpMatches("BiasAdd", {Random<float>(S({7, 3}), rng), Random<float>(S({3}), rng)}, {}, 1e-6, 0);
+  ExpectOpMatches("BiasAdd", {Random<float>(S({0, 3}), rng), Random<float>(S({3}), rng)}, {}, 1e-6, 0);
 }
 
 TEST(GpuNnKernelsTest, Mean) {

@@ -104,7 +104,10 @@ TEST_F(GpuSupportTest, ConvAndPools) {
 
 TEST_F(GpuSupportTest, NnOps) {
   EXPECT_TRUE(Supports("Softmax", {{kF, P({2, 5})}}));
-  EXPECT_FALSE(Supports("LogSoftmax", {{kF, P({2, 5})}}));
+  EXPECT_TRUE(Supports("LogSoftmax", {{kF, P({2, 5})}}));
+  EXPECT_FALSE(Supports("LogSoftmax", {{DType::kFloat64, P({2, 5})}}));
+  EXPECT_TRUE(Supports("BiasAdd", {{kF, P({2, 3, 5})}, {kF, P({3})}}, {{"data_format", std::string("NCHW")}}));
+  EXPECT_FALSE(Supports("BiasAdd", {{DType::kInt32, P({2, 3})}, {DType::kInt32, P({3})}}));
   EXPECT_TRUE(Supports("Mean", {{kF, P({2, 3, 4, 4})}}, {{"axis", IntList{2, 3}}, {"keep_dims", true}}));
   EXPECT_FALSE(Supports("Mean", {{DType::kInt32, P({2, 3})}}));
   EXPECT_FALSE(Supports("Sum", {{kF, P({2, 3})}}));
