@@ -15,6 +15,7 @@ void RegisterGpuKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>
   RegisterGpuCudnnKernels(table, runtime);
   RegisterGpuNnKernels(table, runtime);
   RegisterGpuManipKernels(table, runtime);
+  RegisterGpuFusedKernels(table, runtime);
 }
 
 bool GpuSupports(const GpuKernelTable& table, const Node& node) {

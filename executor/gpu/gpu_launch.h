@@ -54,6 +54,34 @@ struct PermuteIndex {
 cudaError_t LaunchPermute(int element_size, const void* x, void* y, int64_t n, const PermuteIndex& index,
                           cudaStream_t stream);
 
+// FusedElementwise's program (core/ops/elementwise_program.h) in a form kernels take
+// by value (operand kind 0 = input, 1 = temporary, 2 = constant).
+enum class FusedOp : int {
+  kNeg, kAbs, kSquare, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kTanh, kSigmoid, kRelu,
+  kAdd, kSub, kMul, kDiv, kMax, kMin
+};
+inline constexpr int kMaxFusedInstrs = 64;
+inline constexpr int kMaxFusedInputs = 16;
+struct FusedOperand {
+  int kind = 0;
+  int index = 0;
+  float value = 0.f;
+};
+struct FusedInstr {
+  FusedOp op = FusedOp::kNeg;
+  int arity = 1;
+  FusedOperand operands[2];
+};
+struct FusedProgram {
+  int num_instrs = 0;
+  FusedInstr instrs[kMaxFusedInstrs];
+  int num_inputs = 0;
+  const float* inputs[kMaxFusedInputs] = {};
+  bool scalar[kMaxFusedInputs] = {};  // read element 0 for every output element
+};
+// y[i] = the program's value at element i, for `n` elements.
+cudaError_t LaunchFused(const FusedProgram& program, float* y, int64_t n, cudaStream_t stream);
+
 enum class EpilogueAct : int { kNone, kRelu, kClip };
 
 // y[i] = act(y[i] + bias[(i / inner) % channels] + residual[i]) over `n` float32

@@ -58,6 +58,13 @@ TEST_F(GpuSupportTest, Elementwise) {
   EXPECT_FALSE(Supports("Cast", {{kF, P({2})}}, {{"DstT", DType::kString}}));
 }
 
+TEST_F(GpuSupportTest, FusedElementwise) {
+  EXPECT_TRUE(Supports("FusedElementwise", {{kF, P({2, 3})}, {kF, P({})}}, {{"program", std::string("Mul x0 x1; Relu t0")}}));
+  std::string long_program = "Neg x0";
+  for (int i = 0; i < 64; ++i) long_program += "; Neg t" + std::to_string(i);  // 65 instructions
+  EXPECT_FALSE(Supports("FusedElementwise", {{kF, P({2})}}, {{"program", long_program}}));
+}
+
 TEST_F(GpuSupportTest, DataMovement) {
   EXPECT_TRUE(Supports("Identity", {{DType::kUInt8, P({2})}}));
   EXPECT_TRUE(Supports("Reshape", {{DType::kInt64, P({2, 3})}}, {{"shape", IntList{-1}}}));
