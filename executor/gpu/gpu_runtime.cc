@@ -1,7 +1,11 @@
 #include "executor/gpu/gpu_runtime.h"
 
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "core/logging.h"
 
 namespace graphd::executor::gpu {
@@ -16,19 +20,45 @@ struct ThreadGpu {
   const CudnnApi* dnn_api = nullptr;
 };
 
-// Everything a thread holds; torn down when the thread exits (errors ignored: the
-// process may be exiting).
+// Streams (with their handles) of threads that exited, per GPU, for later threads.
+// Never destroyed: the caching allocator may still hold blocks last used on such a
+// stream and record events on it, so a stream handle must stay valid for the process's
+// life. Pooling bounds their number by the most threads ever alive at once.
+class StreamPool {
+ public:
+  static StreamPool& Get() {
+    static StreamPool* pool = new StreamPool;  // leaked: outlives every thread's state
+    return *pool;
+  }
+  void Put(int ordinal, const ThreadGpu& g) {
+    absl::MutexLock lock(&mu_);
+    free_[ordinal].push_back(g);
+  }
+  bool Take(int ordinal, ThreadGpu* g) {
+    absl::MutexLock lock(&mu_);
+    std::vector<ThreadGpu>& v = free_[ordinal];
+    if (v.empty()) return false;
+    *g = v.back();
+    v.pop_back();
+    return true;
+  }
+
+ private:
+  absl::Mutex mu_;
+  absl::flat_hash_map<int, std::vector<ThreadGpu>> free_ ABSL_GUARDED_BY(mu_);
+};
+
+// Everything a thread holds. When the thread exits its streams are synchronized (so
+// all work the thread queued is done) and handed to the pool with their handles.
 struct ThreadState {
   int current = -1;  // the GPU this code last made current on the thread
   absl::flat_hash_map<int, ThreadGpu> gpus;
 
   ~ThreadState() {
     for (auto& [ordinal, g] : gpus) {
-      if (cudaSetDevice(ordinal) != cudaSuccess) continue;
-      if (g.stream != nullptr) cudaStreamSynchronize(g.stream);
-      if (g.blas != nullptr) g.blas_api->Destroy(g.blas);
-      if (g.dnn != nullptr) g.dnn_api->Destroy(g.dnn);
-      if (g.stream != nullptr) cudaStreamDestroy(g.stream);
+      if (g.stream == nullptr || cudaSetDevice(ordinal) != cudaSuccess) continue;
+      if (cudaStreamSynchronize(g.stream) != cudaSuccess) continue;  // context gone: drop it
+      StreamPool::Get().Put(ordinal, g);
     }
   }
 };
@@ -146,7 +176,7 @@ Status GpuRuntime::Activate() const {
 StatusOr<cudaStream_t> GpuRuntime::Stream() const {
   RETURN_IF_ERROR(Activate());
   ThreadGpu& g = Thread().gpus[ordinal_];
-  if (g.stream == nullptr) {
+  if (g.stream == nullptr && !StreamPool::Get().Take(ordinal_, &g)) {
     RETURN_IF_ERROR(CudaCall(cudaStreamCreateWithFlags(&g.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags"));
   }
   return g.stream;

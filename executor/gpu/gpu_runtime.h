@@ -3,12 +3,14 @@
 // stream and cuBLAS/cuDNN handles, and the checks that turn CUDA, cuBLAS and cuDNN
 // return codes into Status.
 //
-// Per-thread state: for each GPU a thread touches, one non-blocking stream (created on
-// first use) and, lazily, one cuBLAS and one cuDNN handle bound to it. They live until
-// the thread exits (its stream is synchronized, then everything destroyed). A dedicated
-// stream per thread, rather than cudaStreamPerThread, because the caching allocator
-// records events on the stream that freed a block from whichever thread asks for it
-// next, which needs a handle valid on every thread.
+// Per-thread state: for each GPU a thread touches, one non-blocking stream and, lazily,
+// one cuBLAS and one cuDNN handle bound to it. When the thread exits its stream is
+// synchronized and handed, with the handles, to a process-wide pool that later threads
+// take from; streams are never destroyed (the caching allocator may record events on
+// the stream a cached block was freed on at any later time). A dedicated stream per
+// thread, rather than cudaStreamPerThread, because the allocator records those events
+// from whichever thread asks for the block next, which needs a handle valid on every
+// thread.
 //
 // Lifetime: held by shared_ptr; every device tensor holds a reference, so the memory
 // pool outlives the GpuDevice while tensors are alive. Thread-safe.

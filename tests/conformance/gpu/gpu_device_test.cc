@@ -140,6 +140,29 @@ TEST(GpuDeviceTest, GraphMixingGpuAndCpuOps) {
   ExpectGpuMatchesCpu(g, {{"x", Random<float>(Shape({4, 5}), rng, -5, 5)}}, {"out", "floor", "add"}, 1e-6, 0);
 }
 
+// A thread's stream outlives the thread (pooled): blocks it freed stay usable from
+// other threads, and later threads take the pooled stream.
+TEST(GpuDeviceTest, BlocksFreedByExitedThreadsAreReused) {
+  GRAPHD_REQUIRE_GPU();
+  const gpu::GpuDevice& d = *Gpu().device;
+  d.TrimCache();
+  std::mt19937 rng(3);
+  const Tensor host = Random<float>(Shape({512, 512}), rng);
+  auto round_trip = [&] {
+    StatusOr<Tensor> dev = d.CopyFromHost(host);
+    ASSERT_TRUE(dev.ok()) << dev.status();
+    StatusOr<Tensor> back = d.CopyToHost(*dev);
+    ASSERT_TRUE(back.ok()) << back.status();
+    ExpectSameResult(*back, host, 0, 0);
+  };
+  for (int i = 0; i < 3; ++i) std::thread(round_trip).join();
+  EXPECT_GE(d.MemoryStats().bytes_cached, 512 * 512 * 4);
+  const int64_t cached = d.MemoryStats().bytes_cached;
+  round_trip();  // on this thread: the exited threads' block, after an event on their stream
+  EXPECT_EQ(d.MemoryStats().bytes_cached, cached);
+  d.TrimCache();
+}
+
 // Several threads run the same plan at once (each on its own stream).
 TEST(GpuDeviceTest, ConcurrentRuns) {
   GRAPHD_REQUIRE_GPU();
