@@ -12,6 +12,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "core/logging.h"
 #include "core/ops/window_nd.h"
 #include "executor/gpu/gpu_kernels.h"
 
@@ -102,7 +103,7 @@ struct ConvPlan {
 class ConvKernel : public GpuKernel {
  public:
   ConvKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node, ops::WindowNd window)
-      : GpuKernel(std::move(runtime)), w_(std::move(window)) {
+      : GpuKernel(std::move(runtime)), name_(node.name()), w_(std::move(window)) {
     group_ = AttrOr<int64_t>(node, "group", 1);
     residual_ = AttrOr<bool>(node, "residual", false);
     has_bias_ = static_cast<int>(node.inputs().size()) - (residual_ ? 1 : 0) == 3;
@@ -227,6 +228,8 @@ class ConvKernel : public GpuKernel {
         break;
       }
     }
+    GRAPHD_LOG_DEBUG("ConvND '{}' {} * {}: cuDNN forward algorithm {} of {} offered (FMA math only)", name_,
+                     xs.ToString(), fs.ToString(), static_cast<int>(plan->algo), returned);
     RETURN_IF_ERROR(CudnnCall(api,
                               api.GetConvolutionForwardWorkspaceSize(handle, plan->x.handle, plan->w.handle,
                                                                      plan->conv.handle, plan->y.handle, plan->algo,
@@ -235,6 +238,7 @@ class ConvKernel : public GpuKernel {
     return plan;
   }
 
+  const std::string name_;
   const ops::WindowNd w_;
   int64_t group_ = 1;
   bool residual_ = false, has_bias_ = false;
