@@ -43,8 +43,9 @@ cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, i
 cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n,
                        cudaStream_t stream);
 
-// y = x with its dims permuted: output element i, split into coordinates over `dims`
-// (the output's), reads x at sum(coord * in_strides). Any element size of 1, 2, 4 or
+// y = x with its dims permuted (Transpose) or broadcast (zero strides; BroadcastTo):
+// output element i, split into coordinates over `dims` (the output's), reads x at
+// sum(coord * in_strides). Any element size of 1, 2, 4 or
 // 8 bytes (the bits are moved, whatever the dtype).
 struct PermuteIndex {
   int rank = 0;

@@ -1,6 +1,8 @@
-// Transpose (a permuting gather, permute.cu) and ConcatV2 (one strided 2-D copy per
-// input, cudaMemcpy2DAsync) on the GPU, for every fixed-size dtype.
+// Transpose and BroadcastTo (gathers over permuted or zero strides, permute.cu) and
+// ConcatV2 (one strided 2-D copy per input, cudaMemcpy2DAsync) on the GPU, for every
+// fixed-size dtype.
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "executor/gpu/gpu_kernels.h"
 
 namespace graphd::executor::gpu {
@@ -57,6 +59,43 @@ class TransposeKernel : public GpuKernel {
  private:
   const bool has_perm_;
   const IntList perm_;
+};
+
+// NumPy broadcasting of the input to the `shape` attribute.
+class BroadcastToKernel : public GpuKernel {
+ public:
+  BroadcastToKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node)
+      : GpuKernel(std::move(runtime)), shape_(AttrOr<IntList>(node, "shape", {})) {}
+
+ protected:
+  Status Run(KernelContext& ctx, cudaStream_t stream) override {
+    const Tensor& x = ctx.input(0);
+    const int rank = static_cast<int>(shape_.size()), in_rank = x.shape().rank();
+    if (rank > kMaxKernelRank || in_rank > rank) {
+      return errors::InvalidArgument(absl::StrCat("cannot broadcast ", x.shape().ToString(), " to rank ", rank));
+    }
+    PermuteIndex index;
+    index.rank = rank;
+    int64_t stride = 1;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int i = d - (rank - in_rank);
+      const int64_t in = i >= 0 ? x.shape().dim(i) : 1;
+      if (in != shape_[d] && in != 1) {
+        return errors::InvalidArgument(absl::StrCat("cannot broadcast ", x.shape().ToString(), " to [",
+                                                    absl::StrJoin(shape_, ","), "]"));
+      }
+      index.dims[d] = shape_[d];
+      index.in_strides[d] = in == 1 ? 0 : stride;
+      stride *= in;
+    }
+    ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, Shape(shape_), stream));
+    return CudaCall(LaunchPermute(static_cast<int>(DTypeSize(x.dtype())), x.raw_data(), y.raw_data(),
+                                  y.num_elements(), index, stream),
+                    "BroadcastTo kernel launch");
+  }
+
+ private:
+  const IntList shape_;
 };
 
 class ConcatKernel : public GpuKernel {
@@ -123,6 +162,16 @@ void RegisterGpuManipKernels(GpuKernelTable& table, const std::shared_ptr<GpuRun
         const PartialShape& s = node.inputs()[0].node->output(node.inputs()[0].index).shape;
         const size_t size = DTypeSize(InputDType(node, 0));
         return AcceptFixedSize(node) && s.known_rank() && s.rank() <= kMaxKernelRank &&
+               (size == 1 || size == 2 || size == 4 || size == 8);
+      });
+  table.Add(
+      "BroadcastTo", {DType::kInvalid},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        return std::unique_ptr<OpKernel>(new BroadcastToKernel(runtime, node));
+      },
+      [](const Node& node) {
+        const size_t size = DTypeSize(InputDType(node, 0));
+        return AcceptFixedSize(node) && AttrOr<IntList>(node, "shape", {}).size() <= kMaxKernelRank &&
                (size == 1 || size == 2 || size == 4 || size == 8);
       });
   table.Add(

@@ -1,5 +1,5 @@
-// Transpose's CUDA kernel (gpu_launch.h): a gather over permuted strides, moving the
-// elements' bits by size.
+// The CUDA kernel of Transpose and BroadcastTo (gpu_launch.h): a gather over permuted
+// (or zero) strides, moving the elements' bits by size.
 #include <cstdint>
 
 #include "executor/gpu/gpu_launch.h"

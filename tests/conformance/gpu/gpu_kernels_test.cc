@@ -131,6 +131,16 @@ TEST(GpuKernelsTest, Transpose) {
   GRAPHD_SKIP_WITHOUT_GPU();
 }
 
+TEST(GpuKernelsTest, BroadcastTo) {
+  std::mt19937 rng(18);
+  ExpectOpMatches("BroadcastTo", {Random<float>(S({3, 1}), rng)}, {{"shape", IntList{2, 3, 4}}}, 0, 0);
+  ExpectOpMatches("BroadcastTo", {Random<int64_t>(S({}), rng, -9, 9)}, {{"shape", IntList{5}}}, 0, 0);
+  ExpectOpMatches("BroadcastTo", {MakeBool(S({1, 2}), {1, 0})}, {{"shape", IntList{3, 2}}}, 0, 0);
+  ExpectOpMatches("BroadcastTo", {Random<float>(S({2, 1}), rng)}, {{"shape", IntList{2, 0}}}, 0, 0);
+  ExpectOpMatches("BroadcastTo", {Random<int32_t>(S({4}), rng)}, {{"shape", IntList{4}}}, 0, 0);
+  GRAPHD_SKIP_WITHOUT_GPU();
+}
+
 TEST(GpuKernelsTest, ConcatV2) {
   std::mt19937 rng(9);
   ExpectOpMatches("ConcatV2", {Random<float>(S({2, 3, 4}), rng), Random<float>(S({2, 1, 4}), rng),
