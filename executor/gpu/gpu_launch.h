@@ -96,7 +96,7 @@ cudaError_t LaunchEpilogue(float* y, int64_t n, const float* bias, int64_t chann
 cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, bool log,
                           cudaStream_t stream);
 
-// Mean over some axes. Output element o splits into coordinates over the kept dims
+// Sum, Mean, Max or Min over some axes. Output element o splits into coordinates over the kept dims
 // (row-major over kept_dims) giving the offset sum(coord * kept_strides); the reduced
 // elements are the `reduced_count` coordinates over reduced_dims likewise.
 struct ReduceIndex {
@@ -108,8 +108,11 @@ struct ReduceIndex {
   int64_t reduced_strides[kMaxKernelRank] = {};
   int64_t reduced_count = 1;
 };
-cudaError_t LaunchMean(const float* x, float* y, int64_t out_n, const ReduceIndex& index,
-                       cudaStream_t stream);
+// kSum and kMean sum in double; kMax / kMin start from -inf / +inf (TensorFlow's
+// identities for an empty reduction) and compare as std::max / std::min.
+enum class ReduceKind : int { kSum, kMean, kMax, kMin };
+cudaError_t LaunchReduce(ReduceKind kind, const float* x, float* y, int64_t out_n, const ReduceIndex& index,
+                         cudaStream_t stream);
 
 }  // namespace graphd::executor::gpu
 

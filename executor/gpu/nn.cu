@@ -1,6 +1,6 @@
 // Small CUDA kernels for the NN ops (gpu_launch.h): the bias/residual/activation
-// epilogue of MatMul, ConvND and BiasAdd, (Log)Softmax over the last axis, Mean over
-// axes.
+// epilogue of MatMul, ConvND and BiasAdd, (Log)Softmax over the last axis, Sum, Mean,
+// Max and Min over axes.
 #include <cfloat>
 #include <cstdint>
 
@@ -68,7 +68,7 @@ __global__ void Softmax(const float* x, float* y, int64_t rows, int64_t cols, bo
 }
 
 // One thread per output element; sums in double so long reductions stay accurate.
-__global__ void Mean(const float* x, float* y, int64_t out_n, ReduceIndex index) {
+__global__ void Reduce(ReduceKind kind, const float* x, float* y, int64_t out_n, ReduceIndex index) {
   for (int64_t o = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; o < out_n; o += int64_t{gridDim.x} * blockDim.x) {
     int64_t rest = o, base = 0;
     for (int d = index.kept_rank - 1; d >= 0; --d) {
@@ -76,15 +76,29 @@ __global__ void Mean(const float* x, float* y, int64_t out_n, ReduceIndex index)
       rest /= index.kept_dims[d];
     }
     double sum = 0;
+    float best = kind == ReduceKind::kMax ? -INFINITY : INFINITY;
     for (int64_t r = 0; r < index.reduced_count; ++r) {
       int64_t rr = r, offset = base;
       for (int d = index.reduced_rank - 1; d >= 0; --d) {
         offset += (rr % index.reduced_dims[d]) * index.reduced_strides[d];
         rr /= index.reduced_dims[d];
       }
-      sum += x[offset];
+      const float v = x[offset];
+      if (kind == ReduceKind::kMax) {
+        best = best < v ? v : best;
+      } else if (kind == ReduceKind::kMin) {
+        best = v < best ? v : best;
+      } else {
+        sum += v;
+      }
     }
-    y[o] = static_cast<float>(sum / static_cast<double>(index.reduced_count));
+    if (kind == ReduceKind::kSum) {
+      y[o] = static_cast<float>(sum);
+    } else if (kind == ReduceKind::kMean) {
+      y[o] = static_cast<float>(sum / static_cast<double>(index.reduced_count));
+    } else {
+      y[o] = best;
+    }
   }
 }
 
@@ -105,9 +119,10 @@ cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, 
   return cudaGetLastError();
 }
 
-cudaError_t LaunchMean(const float* x, float* y, int64_t out_n, const ReduceIndex& index, cudaStream_t stream) {
+cudaError_t LaunchReduce(ReduceKind kind, const float* x, float* y, int64_t out_n, const ReduceIndex& index,
+                         cudaStream_t stream) {
   if (out_n == 0) return cudaSuccess;
-  Mean<<<Blocks(out_n), kThreads, 0, stream>>>(x, y, out_n, index);
+  Reduce<<<Blocks(out_n), kThreads, 0, stream>>>(kind, x, y, out_n, index);
   return cudaGetLastError();
 }
 

@@ -1,5 +1,6 @@
-// Softmax and LogSoftmax over the last axis, Mean over axes (global average pooling)
-// and BiasAdd (NHWC or NCHW), float32, on the GPU. The CUDA code is in nn.cu.
+// Softmax and LogSoftmax over the last axis, Sum, Mean (global average pooling), Max
+// and Min over axes, and BiasAdd (NHWC or NCHW), float32, on the GPU. The CUDA code is
+// in nn.cu.
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -60,9 +61,10 @@ class BiasAddKernel : public GpuKernel {
   const bool nchw_;
 };
 
-class MeanKernel : public GpuKernel {
+class ReduceKernel : public GpuKernel {
  public:
-  MeanKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node) : GpuKernel(std::move(runtime)) {
+  ReduceKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node, ReduceKind kind)
+      : GpuKernel(std::move(runtime)), kind_(kind) {
     keep_dims_ = AttrOr<bool>(node, "keep_dims", false);
     auto it = node.attrs().find("axis");
     all_ = it == node.attrs().end();
@@ -111,11 +113,12 @@ class MeanKernel : public GpuKernel {
       }
     }
     ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, Shape(out_dims), stream));
-    return CudaCall(LaunchMean(x.data<float>(), y.data<float>(), y.num_elements(), index, stream),
-                    "Mean kernel launch");
+    return CudaCall(LaunchReduce(kind_, x.data<float>(), y.data<float>(), y.num_elements(), index, stream),
+                    "reduction kernel launch");
   }
 
  private:
+  const ReduceKind kind_;
   bool keep_dims_ = false;
   bool all_ = false;
   IntList axes_;
@@ -146,12 +149,16 @@ void RegisterGpuNnKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntim
       [](const Node& node) {
         return InputDType(node, 0) == DType::kFloat32 && InputDType(node, 1) == DType::kFloat32;
       });
-  table.Add(
-      "Mean", {DType::kFloat32},
-      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
-        return std::unique_ptr<OpKernel>(new MeanKernel(runtime, node));
-      },
-      Float32SmallRank);
+  const std::pair<const char*, ReduceKind> reductions[] = {
+      {"Sum", ReduceKind::kSum}, {"Mean", ReduceKind::kMean}, {"Max", ReduceKind::kMax}, {"Min", ReduceKind::kMin}};
+  for (const auto& [op, kind] : reductions) {
+    table.Add(
+        op, {DType::kFloat32},
+        [runtime, kind = kind](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+          return std::unique_ptr<OpKernel>(new ReduceKernel(runtime, node, kind));
+        },
+        Float32SmallRank);
+  }
 }
 
 }  // namespace graphd::executor::gpu

@@ -1,5 +1,5 @@
 // GPU kernel conformance for the NN ops (ConvND and the pools on cuDNN, Softmax,
-// LogSoftmax, BiasAdd, Mean)
+// LogSoftmax, BiasAdd, Sum/Mean/Max/Min)
 // against the CPU kernels, as gpu_kernels_test.cc. Convolutions sum up to a few hundred
 // products, so they get an absolute slack of 1e-4 besides 1e-4 relative. Nodes the GPU
 // refuses (channels_last, asymmetric pads, ceil_mode) are checked to run correctly on
@@ -122,16 +122,20 @@ TEST(GpuNnKernelsTest, BiasAdd) {
   GRAPHD_SKIP_WITHOUT_GPU();
 }
 
-TEST(GpuNnKernelsTest, Mean) {
+TEST(GpuNnKernelsTest, Reductions) {
   std::mt19937 rng(16);
   Tensor x = Random<float>(S({2, 3, 4, 5}), rng);
-  ExpectOpMatches("Mean", {x}, {{"axis", IntList{2, 3}}, {"keep_dims", true}}, 1e-4, 1e-6);  // global avg pool
-  ExpectOpMatches("Mean", {x}, {{"axis", IntList{2, 3}}}, 1e-4, 1e-6);
-  ExpectOpMatches("Mean", {x}, {{"axis", int64_t{-1}}}, 1e-4, 1e-6);
-  ExpectOpMatches("Mean", {x}, {{"axis", IntList{0, 2}}}, 1e-4, 1e-6);
-  ExpectOpMatches("Mean", {x}, {}, 1e-4, 1e-6);
-  ExpectOpMatches("Mean", {Random<float>(S({0, 3}), rng)}, {{"axis", IntList{1}}}, 1e-4, 1e-6);
-  ExpectOpMatches("Mean", {Random<float>(S({4, 20000}), rng)}, {{"axis", IntList{1}}}, 1e-4, 1e-5);
+  for (const char* op : {"Mean", "Sum", "Max", "Min"}) {
+    SCOPED_TRACE(op);
+    ExpectOpMatches(op, {x}, {{"axis", IntList{2, 3}}, {"keep_dims", true}}, 1e-4, 1e-6);  // global pool
+    ExpectOpMatches(op, {x}, {{"axis", IntList{2, 3}}}, 1e-4, 1e-6);
+    ExpectOpMatches(op, {x}, {{"axis", int64_t{-1}}}, 1e-4, 1e-6);
+    ExpectOpMatches(op, {x}, {{"axis", IntList{0, 2}}}, 1e-4, 1e-6);
+    ExpectOpMatches(op, {x}, {}, 1e-4, 1e-6);
+    ExpectOpMatches(op, {Random<float>(S({0, 3}), rng)}, {{"axis", IntList{1}}}, 1e-4, 1e-6);
+    ExpectOpMatches(op, {Random<float>(S({0, 3}), rng)}, {{"axis", IntList{0}}}, 1e-4, 1e-6);  // empty reduction
+    ExpectOpMatches(op, {Random<float>(S({4, 20000}), rng)}, {{"axis", IntList{1}}}, 1e-4, 1e-4);
+  }
   GRAPHD_SKIP_WITHOUT_GPU();
 }
 

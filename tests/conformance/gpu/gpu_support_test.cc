@@ -117,7 +117,10 @@ TEST_F(GpuSupportTest, NnOps) {
   EXPECT_FALSE(Supports("BiasAdd", {{DType::kInt32, P({2, 3})}, {DType::kInt32, P({3})}}));
   EXPECT_TRUE(Supports("Mean", {{kF, P({2, 3, 4, 4})}}, {{"axis", IntList{2, 3}}, {"keep_dims", true}}));
   EXPECT_FALSE(Supports("Mean", {{DType::kInt32, P({2, 3})}}));
-  EXPECT_FALSE(Supports("Sum", {{kF, P({2, 3})}}));
+  EXPECT_TRUE(Supports("Sum", {{kF, P({2, 3})}}));
+  EXPECT_TRUE(Supports("Max", {{kF, P({2, 3})}}, {{"axis", int64_t{1}}}));
+  EXPECT_FALSE(Supports("Prod", {{kF, P({2, 3})}}));
+  EXPECT_FALSE(Supports("Sum", {{DType::kInt64, P({2, 3})}}));
 }
 
 }  // namespace
