@@ -3,6 +3,7 @@
 // fixed-size dtype.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "executor/gpu/cudnn_ops.h"
 #include "executor/gpu/gpu_kernels.h"
 
 namespace graphd::executor::gpu {
@@ -27,33 +28,13 @@ class TransposeKernel : public GpuKernel {
  protected:
   Status Run(KernelContext& ctx, cudaStream_t stream) override {
     const Tensor& x = ctx.input(0);
-    const int rank = x.shape().rank();
     IntList perm = perm_;
     if (!has_perm_) {
-      for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
+      for (int i = x.shape().rank() - 1; i >= 0; --i) perm.push_back(i);
     }
-    if (static_cast<int>(perm.size()) != rank || rank > kMaxKernelRank) {
-      return errors::InvalidArgument(absl::StrCat("perm does not fit ", x.shape().ToString(), " (rank <= ",
-                                                  kMaxKernelRank, ")"));
-    }
-    std::vector<int64_t> strides(rank), out(rank);
-    int64_t stride = 1;
-    for (int d = rank - 1; d >= 0; --d) {
-      strides[d] = stride;
-      stride *= x.shape().dim(d);
-    }
-    PermuteIndex index;
-    index.rank = rank;
-    for (int d = 0; d < rank; ++d) {
-      if (perm[d] < 0 || perm[d] >= rank) return errors::InvalidArgument("perm is not a permutation");
-      out[d] = x.shape().dim(static_cast<int>(perm[d]));
-      index.dims[d] = out[d];
-      index.in_strides[d] = strides[perm[d]];
-    }
-    ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, Shape(out), stream));
-    return CudaCall(LaunchPermute(static_cast<int>(DTypeSize(x.dtype())), x.raw_data(), y.raw_data(),
-                                  y.num_elements(), index, stream),
-                    "Transpose kernel launch");
+    ASSIGN_OR_RETURN(Tensor y, Permuted(runtime(), x, perm, stream));
+    ctx.set_output(0, std::move(y));
+    return absl::OkStatus();
   }
 
  private:
