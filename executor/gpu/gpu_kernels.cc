@@ -16,6 +16,7 @@ void RegisterGpuKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>
   RegisterGpuNnKernels(table, runtime);
   RegisterGpuManipKernels(table, runtime);
   RegisterGpuFusedKernels(table, runtime);
+  RegisterGpuNhwcKernels(table, runtime);
 }
 
 bool GpuSupports(const GpuKernelTable& table, const Node& node) {

@@ -40,7 +40,7 @@ void RegisterGpuKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>
 // no input is a ref, a kernel is registered for the node and its op's check accepts it.
 bool GpuSupports(const GpuKernelTable& table, const Node& node);
 // Per family (array_kernels.cc, elementwise_kernels.cc, matmul_kernels.cc,
-// cudnn_kernels.cc, nn_kernels.cc, manip_kernels.cc, fused_kernel.cc).
+// cudnn_kernels.cc, nn_kernels.cc, manip_kernels.cc, fused_kernel.cc, nhwc_kernels.cc).
 void RegisterGpuArrayKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
 void RegisterGpuElementwiseKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
 void RegisterGpuMatMulKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
@@ -48,6 +48,7 @@ void RegisterGpuCudnnKernels(GpuKernelTable& table, const std::shared_ptr<GpuRun
 void RegisterGpuNnKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
 void RegisterGpuManipKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
 void RegisterGpuFusedKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
+void RegisterGpuNhwcKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime);
 
 // Base of the GPU kernels: Compute runs Run and prefixes any error with the node
 // ("node 'n' (Op): cudaMemcpyAsync failed: ...").

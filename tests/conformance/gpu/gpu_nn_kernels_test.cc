@@ -76,6 +76,36 @@ TEST(GpuNnKernelsTest, ConvNDTheGpuRefusesRunsOnTheCpu) {
   GRAPHD_SKIP_WITHOUT_GPU();
 }
 
+// TensorFlow's NHWC ops (run as permuted channels-first cuDNN ops).
+TEST(GpuNnKernelsTest, Conv2DAndPoolsNhwc) {
+  std::mt19937 rng(19);
+  const AttrMap same = {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}};
+  ExpectOpMatches("Conv2D", {Random<float>(S({2, 9, 9, 3}), rng), Random<float>(S({3, 3, 3, 5}), rng)}, same, 1e-4,
+                  1e-4);
+  ExpectOpMatches("Conv2D", {Random<float>(S({1, 9, 8, 4}), rng), Random<float>(S({3, 1, 4, 2}), rng)},
+                  {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 3, 1}}}, 1e-4, 1e-4);
+  ExpectOpMatches("Conv2D", {Random<float>(S({1, 11, 11, 2}), rng), Random<float>(S({3, 3, 2, 2}), rng)},
+                  {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}, {"dilations", IntList{1, 2, 2, 1}}},
+                  1e-4, 1e-4);
+  ExpectOpMatches("Conv2D", {Random<float>(S({1, 6, 6, 3}), rng), Random<float>(S({3, 3, 3, 4}), rng)},
+                  {{"padding", std::string("EXPLICIT")},
+                   {"strides", IntList{1, 1, 1, 1}},
+                   {"explicit_paddings", IntList{0, 0, 2, 2, 1, 1, 0, 0}}},
+                  1e-4, 1e-4);
+  // SAME with an even kernel pads one side more: the CPU runs it.
+  ExpectOpMatches("Conv2D", {Random<float>(S({1, 8, 8, 3}), rng), Random<float>(S({2, 2, 3, 4}), rng)}, same, 1e-4,
+                  1e-4, /*expect_on_gpu=*/false);
+  const AttrMap pool = {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}};
+  const AttrMap pool_same = {
+      {"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}, {"ksize", IntList{1, 3, 3, 1}}};
+  for (const AttrMap* attrs : {&pool, &pool_same}) {
+    Tensor x = Random<float>(S({2, 8, 8, 3}), rng, -5, 5);
+    ExpectOpMatches("MaxPool", {x}, *attrs, 0, 0);
+    ExpectOpMatches("AvgPool", {x}, *attrs, 1e-5, 1e-6);
+  }
+  GRAPHD_SKIP_WITHOUT_GPU();
+}
+
 TEST(GpuNnKernelsTest, Pools) {
   std::mt19937 rng(14);
   const std::vector<std::pair<Shape, AttrMap>> cases = {

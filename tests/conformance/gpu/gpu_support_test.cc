@@ -96,7 +96,14 @@ TEST_F(GpuSupportTest, ConvAndPools) {
   EXPECT_FALSE(Supports("ConvND", {{kF, P({1, 8, 8, 3})}, w}, {{"channels_last", true}}));
   EXPECT_FALSE(Supports("ConvND", {{DType::kFloat64, P({1, 3, 8, 8})}, {DType::kFloat64, P({4, 3, 3, 3})}}));
   EXPECT_FALSE(Supports("ConvTransposeND", {{kF, P({1, 3, 8, 8})}, {kF, P({3, 4, 3, 3})}}));
-  EXPECT_FALSE(Supports("Conv2D", {{kF, P({1, 8, 8, 3})}, {kF, P({3, 3, 3, 4})}}, {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}}));
+  const AttrMap same = {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}};
+  EXPECT_TRUE(Supports("Conv2D", {{kF, P({1, 8, 8, 3})}, {kF, P({3, 3, 3, 4})}}, same));
+  EXPECT_FALSE(Supports("Conv2D", {{kF, P({1, 8, 8, 3})}, {kF, P({2, 2, 3, 4})}}, same));  // pads 0 / 1
+  EXPECT_FALSE(Supports("Conv2D", {{kF, P({1, -1, 8, 3})}, {kF, P({3, 3, 3, 4})}}, same));  // height unknown
+  EXPECT_TRUE(Supports("MaxPool", {{kF, P({1, 8, 8, 3})}},
+                       {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}}));
+  EXPECT_FALSE(Supports("AvgPool", {{kF, P({1, 7, 7, 3})}},  // SAME pads 0 before, 1 after
+                        {{"padding", std::string("SAME")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}}));
   const AttrMap pool = {{"kernel_shape", IntList{2, 2}}, {"strides", IntList{2, 2}}};
   EXPECT_TRUE(Supports("MaxPoolND", {x}, pool));
   EXPECT_TRUE(Supports("AvgPoolND", {x}, pool));
