@@ -38,9 +38,9 @@ class ConstKernel : public GpuKernel {
     ASSIGN_OR_RETURN(cudaStream_t stream, runtime->Stream());
     ASSIGN_OR_RETURN(Tensor device, runtime->Allocate(host->dtype(), host->shape(), stream));
     if (host->bytes() > 0) {
-      RETURN_IF_ERROR(CudaCall(
-          cudaMemcpyAsync(device.raw_data(), host->raw_data(), host->bytes(), cudaMemcpyHostToDevice, stream),
-          "cudaMemcpyAsync (Const upload)"));
+      RETURN_IF_ERROR(
+          CudaCall(cudaMemcpyAsync(device.raw_data(), host->raw_data(), host->bytes(), cudaMemcpyHostToDevice, stream),
+                   "cudaMemcpyAsync (Const upload)"));
     }
     // Every thread's runs read it: make the upload complete before any of them starts.
     RETURN_IF_ERROR(CudaCall(cudaStreamSynchronize(stream), "cudaStreamSynchronize (Const upload)"));
@@ -134,16 +134,18 @@ StatusOr<Shape> ExpandDimsShape(const Node& node, const Shape& in) {
 }  // namespace
 
 void RegisterGpuArrayKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime) {
-  table.Add("Const", {DType::kInvalid},
-            [runtime](const Node& node) { return ConstKernel::Make(runtime, node); }, AcceptMovable);
+  table.Add(
+      "Const", {DType::kInvalid}, [runtime](const Node& node) { return ConstKernel::Make(runtime, node); },
+      AcceptMovable);
   const std::pair<const char*, ViewKernel::OutShape> views[] = {
       {"Identity", SameShape}, {"Reshape", ReshapeShape}, {"Squeeze", SqueezeShape}, {"ExpandDims", ExpandDimsShape}};
   for (const auto& [op, shape_fn] : views) {
-    table.Add(op, {DType::kInvalid},
-              [runtime, fn = shape_fn](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
-                return std::unique_ptr<OpKernel>(new ViewKernel(runtime, fn));
-              },
-              AcceptMovable);
+    table.Add(
+        op, {DType::kInvalid},
+        [runtime, fn = shape_fn](const Node&) -> StatusOr<std::unique_ptr<OpKernel>> {
+          return std::unique_ptr<OpKernel>(new ViewKernel(runtime, fn));
+        },
+        AcceptMovable);
   }
 }
 

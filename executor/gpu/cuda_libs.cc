@@ -20,8 +20,8 @@ class Loader {
   explicit Loader(const char* library) : library_(library) {
     handle_ = dlopen(library, RTLD_NOW | RTLD_LOCAL);
     if (handle_ == nullptr) {
-      status_ = errors::FailedPrecondition(
-          absl::StrCat("cannot load ", library, " (needed by the GPU device): ", DlError()));
+      status_ =
+          errors::FailedPrecondition(absl::StrCat("cannot load ", library, " (needed by the GPU device): ", DlError()));
     }
   }
 
@@ -32,8 +32,7 @@ class Loader {
     dlerror();
     fn = reinterpret_cast<F>(dlsym(handle_, symbol));
     if (fn == nullptr) {
-      status_ = errors::FailedPrecondition(
-          absl::StrCat(library_, " has no symbol ", symbol, ": ", DlError()));
+      status_ = errors::FailedPrecondition(absl::StrCat(library_, " has no symbol ", symbol, ": ", DlError()));
     }
   }
 

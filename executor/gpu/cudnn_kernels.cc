@@ -39,16 +39,16 @@ class ConvKernel : public GpuKernel {
     if (residual_) {
       const Tensor& r = ctx.input(ctx.num_inputs() - 1);
       if (r.shape() != y.shape()) {
-        return errors::InvalidArgument(absl::StrCat("residual ", r.shape().ToString(), " differs from the output ",
-                                                    y.shape().ToString()));
+        return errors::InvalidArgument(
+            absl::StrCat("residual ", r.shape().ToString(), " differs from the output ", y.shape().ToString()));
       }
       residual = r.data<float>();
     }
     if (bias == nullptr && residual == nullptr && act_ == EpilogueAct::kNone) return absl::OkStatus();
     const int64_t channels = y.shape().dim(1), inner = y.num_elements() / (y.shape().dim(0) * channels);
-    return CudaCall(LaunchEpilogue(y.data<float>(), y.num_elements(), bias, channels, inner, residual, act_, lo_, hi_,
-                                   stream),
-                    "ConvND epilogue kernel launch");
+    return CudaCall(
+        LaunchEpilogue(y.data<float>(), y.num_elements(), bias, channels, inner, residual, act_, lo_, hi_, stream),
+        "ConvND epilogue kernel launch");
   }
 
  private:

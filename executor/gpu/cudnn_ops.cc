@@ -106,7 +106,7 @@ CudnnConv::CudnnConv(std::shared_ptr<GpuRuntime> runtime, std::string name)
 CudnnConv::~CudnnConv() = default;
 
 StatusOr<std::shared_ptr<const CudnnConv::Plan>> CudnnConv::PlanFor(const ops::WindowNd& window, int64_t group,
-                                                                   const Shape& xs, const Shape& fs) {
+                                                                    const Shape& xs, const Shape& fs) {
   std::vector<int64_t> key = xs.dims();
   key.insert(key.end(), fs.dims().begin(), fs.dims().end());
   for (const IntList* l : {&window.pads_begin, &window.strides, &window.dilations}) {
@@ -121,8 +121,8 @@ StatusOr<std::shared_ptr<const CudnnConv::Plan>> CudnnConv::PlanFor(const ops::W
   RETURN_IF_ERROR(CheckWindow(window, xs));
   RETURN_IF_ERROR(CheckIntDims(fs));
   if (fs.rank() != xs.rank() || group < 1 || xs.dim(1) != fs.dim(1) * group || fs.dim(0) % group != 0) {
-    return errors::InvalidArgument(absl::StrCat("input ", xs.ToString(), " and filter ", fs.ToString(),
-                                                " do not match (group ", group, ")"));
+    return errors::InvalidArgument(
+        absl::StrCat("input ", xs.ToString(), " and filter ", fs.ToString(), " do not match (group ", group, ")"));
   }
   const std::vector<int64_t> kernel(fs.dims().begin() + 2, fs.dims().end());
   ASSIGN_OR_RETURN(std::vector<int64_t> out, OutputDims(window, xs, fs.dim(0), kernel));
@@ -145,23 +145,23 @@ StatusOr<std::shared_ptr<const CudnnConv::Plan>> CudnnConv::PlanFor(const ops::W
         CudnnCall(api, api.CreateConvolutionDescriptor(&plan->conv.handle), "cudnnCreateConvolutionDescriptor"));
     plan->conv.destroy = api.DestroyConvolutionDescriptor;
     const Spatial s = SpatialOf(window, kernel);
-    RETURN_IF_ERROR(CudnnCall(api,
-                              api.SetConvolutionNdDescriptor(plan->conv.handle, static_cast<int>(s.pads.size()),
-                                                             s.pads.data(), s.strides.data(), s.dilations.data(),
-                                                             CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
-                              "cudnnSetConvolutionNdDescriptor"));
+    RETURN_IF_ERROR(CudnnCall(
+        api,
+        api.SetConvolutionNdDescriptor(plan->conv.handle, static_cast<int>(s.pads.size()), s.pads.data(),
+                                       s.strides.data(), s.dilations.data(), CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT),
+        "cudnnSetConvolutionNdDescriptor"));
     RETURN_IF_ERROR(CudnnCall(api, api.SetConvolutionGroupCount(plan->conv.handle, static_cast<int>(group)),
                               "cudnnSetConvolutionGroupCount"));
-    RETURN_IF_ERROR(CudnnCall(api, api.SetConvolutionMathType(plan->conv.handle, CUDNN_FMA_MATH),
-                              "cudnnSetConvolutionMathType"));
+    RETURN_IF_ERROR(
+        CudnnCall(api, api.SetConvolutionMathType(plan->conv.handle, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType"));
     ASSIGN_OR_RETURN(cudnnHandle_t handle, runtime_->CudnnHandle());
     cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
     int returned = 0;
-    RETURN_IF_ERROR(CudnnCall(api,
-                              api.GetConvolutionForwardAlgorithm_v7(handle, plan->x.handle, plan->w.handle,
-                                                                    plan->conv.handle, plan->y.handle,
-                                                                    CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
-                              "cudnnGetConvolutionForwardAlgorithm_v7"));
+    RETURN_IF_ERROR(CudnnCall(
+        api,
+        api.GetConvolutionForwardAlgorithm_v7(handle, plan->x.handle, plan->w.handle, plan->conv.handle, plan->y.handle,
+                                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+        "cudnnGetConvolutionForwardAlgorithm_v7"));
     // The fastest plain-FMA algorithm (no TF32 tensor cores) within the workspace cap;
     // implicit GEMM (no workspace) when the heuristics offer none.
     for (int i = 0; i < returned; ++i) {
@@ -173,11 +173,11 @@ StatusOr<std::shared_ptr<const CudnnConv::Plan>> CudnnConv::PlanFor(const ops::W
     }
     GRAPHD_LOG_DEBUG("convolution '{}' {} * {}: cuDNN forward algorithm {} ({} offered, FMA math only)", name_,
                      xs.ToString(), fs.ToString(), static_cast<int>(plan->algo), returned);
-    RETURN_IF_ERROR(CudnnCall(api,
-                              api.GetConvolutionForwardWorkspaceSize(handle, plan->x.handle, plan->w.handle,
-                                                                     plan->conv.handle, plan->y.handle, plan->algo,
-                                                                     &plan->workspace),
-                              "cudnnGetConvolutionForwardWorkspaceSize"));
+    RETURN_IF_ERROR(
+        CudnnCall(api,
+                  api.GetConvolutionForwardWorkspaceSize(handle, plan->x.handle, plan->w.handle, plan->conv.handle,
+                                                         plan->y.handle, plan->algo, &plan->workspace),
+                  "cudnnGetConvolutionForwardWorkspaceSize"));
   }
   std::lock_guard<std::mutex> lock(mu_);
   return plans_.try_emplace(std::move(key), std::move(plan)).first->second;
@@ -222,17 +222,16 @@ StatusOr<Tensor> CudnnPool(const GpuRuntime& runtime, const ops::WindowNd& windo
   RETURN_IF_ERROR(CudnnCall(api, api.CreatePoolingDescriptor(&pd.handle), "cudnnCreatePoolingDescriptor"));
   pd.destroy = api.DestroyPoolingDescriptor;
   const Spatial s = SpatialOf(window, window.kernel);
-  RETURN_IF_ERROR(CudnnCall(api,
-                            api.SetPoolingNdDescriptor(pd.handle, mode, CUDNN_PROPAGATE_NAN,
-                                                       static_cast<int>(s.kernel.size()), s.kernel.data(),
-                                                       s.pads.data(), s.strides.data()),
-                            "cudnnSetPoolingNdDescriptor"));
+  RETURN_IF_ERROR(
+      CudnnCall(api,
+                api.SetPoolingNdDescriptor(pd.handle, mode, CUDNN_PROPAGATE_NAN, static_cast<int>(s.kernel.size()),
+                                           s.kernel.data(), s.pads.data(), s.strides.data()),
+                "cudnnSetPoolingNdDescriptor"));
   ASSIGN_OR_RETURN(cudnnHandle_t handle, runtime.CudnnHandle());
   const float alpha = 1.f, beta = 0.f;
-  RETURN_IF_ERROR(CudnnCall(api,
-                            api.PoolingForward(handle, pd.handle, &alpha, xd.handle, x.raw_data(), &beta, yd.handle,
-                                               y.raw_data()),
-                            "cudnnPoolingForward"));
+  RETURN_IF_ERROR(CudnnCall(
+      api, api.PoolingForward(handle, pd.handle, &alpha, xd.handle, x.raw_data(), &beta, yd.handle, y.raw_data()),
+      "cudnnPoolingForward"));
   return y;
 }
 
@@ -240,9 +239,8 @@ StatusOr<Tensor> Permuted(const GpuRuntime& runtime, const Tensor& x, const std:
                           cudaStream_t stream) {
   const int rank = x.shape().rank();
   if (static_cast<int>(perm.size()) != rank || rank > kMaxKernelRank) {
-    return errors::InvalidArgument(
-        absl::StrCat("permutation of ", perm.size(), " dims for ", x.shape().ToString(), " (rank <= ", kMaxKernelRank,
-                     ")"));
+    return errors::InvalidArgument(absl::StrCat("permutation of ", perm.size(), " dims for ", x.shape().ToString(),
+                                                " (rank <= ", kMaxKernelRank, ")"));
   }
   std::vector<int64_t> strides(rank), out(rank);
   int64_t stride = 1;

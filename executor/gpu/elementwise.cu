@@ -63,12 +63,18 @@ template <typename T>
 cudaError_t BinaryOf(BinaryKind kind, const void* a, const void* b, void* out, int64_t n, const BroadcastIndex* index,
                      cudaStream_t stream) {
   switch (kind) {
-    case BinaryKind::kAdd: return Binary<T, BinaryKind::kAdd>(a, b, out, n, index, stream);
-    case BinaryKind::kSub: return Binary<T, BinaryKind::kSub>(a, b, out, n, index, stream);
-    case BinaryKind::kMul: return Binary<T, BinaryKind::kMul>(a, b, out, n, index, stream);
-    case BinaryKind::kDiv: return Binary<T, BinaryKind::kDiv>(a, b, out, n, index, stream);
-    case BinaryKind::kMax: return Binary<T, BinaryKind::kMax>(a, b, out, n, index, stream);
-    case BinaryKind::kMin: return Binary<T, BinaryKind::kMin>(a, b, out, n, index, stream);
+    case BinaryKind::kAdd:
+      return Binary<T, BinaryKind::kAdd>(a, b, out, n, index, stream);
+    case BinaryKind::kSub:
+      return Binary<T, BinaryKind::kSub>(a, b, out, n, index, stream);
+    case BinaryKind::kMul:
+      return Binary<T, BinaryKind::kMul>(a, b, out, n, index, stream);
+    case BinaryKind::kDiv:
+      return Binary<T, BinaryKind::kDiv>(a, b, out, n, index, stream);
+    case BinaryKind::kMax:
+      return Binary<T, BinaryKind::kMax>(a, b, out, n, index, stream);
+    case BinaryKind::kMin:
+      return Binary<T, BinaryKind::kMin>(a, b, out, n, index, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -116,10 +122,17 @@ cudaError_t Int(UnaryKind kind, const void* x, void* y, int64_t n, cudaStream_t 
   const T* in = static_cast<const T*>(x);
   T* out = static_cast<T*>(y);
   switch (kind) {
-    case UnaryKind::kNeg: UnaryInt<T, UnaryKind::kNeg><<<Blocks(n), kThreads, 0, stream>>>(in, out, n); break;
-    case UnaryKind::kAbs: UnaryInt<T, UnaryKind::kAbs><<<Blocks(n), kThreads, 0, stream>>>(in, out, n); break;
-    case UnaryKind::kSquare: UnaryInt<T, UnaryKind::kSquare><<<Blocks(n), kThreads, 0, stream>>>(in, out, n); break;
-    default: return cudaErrorInvalidValue;
+    case UnaryKind::kNeg:
+      UnaryInt<T, UnaryKind::kNeg><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+      break;
+    case UnaryKind::kAbs:
+      UnaryInt<T, UnaryKind::kAbs><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+      break;
+    case UnaryKind::kSquare:
+      UnaryInt<T, UnaryKind::kSquare><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+      break;
+    default:
+      return cudaErrorInvalidValue;
   }
   return cudaGetLastError();
 }
@@ -139,10 +152,18 @@ template <typename S>
 cudaError_t CastFrom(ElemType dst, const void* x, void* y, int64_t n, cudaStream_t stream) {
   const S* in = static_cast<const S*>(x);
   switch (dst) {
-    case ElemType::kFloat32: CastKernel<float, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<float*>(y), n); break;
-    case ElemType::kInt32: CastKernel<int32_t, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<int32_t*>(y), n); break;
-    case ElemType::kInt64: CastKernel<int64_t, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<int64_t*>(y), n); break;
-    case ElemType::kBool: CastKernel<bool, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<bool*>(y), n); break;
+    case ElemType::kFloat32:
+      CastKernel<float, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<float*>(y), n);
+      break;
+    case ElemType::kInt32:
+      CastKernel<int32_t, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<int32_t*>(y), n);
+      break;
+    case ElemType::kInt64:
+      CastKernel<int64_t, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<int64_t*>(y), n);
+      break;
+    case ElemType::kBool:
+      CastKernel<bool, S><<<Blocks(n), kThreads, 0, stream>>>(in, static_cast<bool*>(y), n);
+      break;
   }
   return cudaGetLastError();
 }
@@ -153,10 +174,14 @@ cudaError_t LaunchBinary(BinaryKind kind, ElemType type, const void* a, const vo
                          const BroadcastIndex* index, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (type) {
-    case ElemType::kFloat32: return BinaryOf<float>(kind, a, b, out, n, index, stream);
-    case ElemType::kInt32: return BinaryOf<int32_t>(kind, a, b, out, n, index, stream);
-    case ElemType::kInt64: return BinaryOf<int64_t>(kind, a, b, out, n, index, stream);
-    case ElemType::kBool: break;
+    case ElemType::kFloat32:
+      return BinaryOf<float>(kind, a, b, out, n, index, stream);
+    case ElemType::kInt32:
+      return BinaryOf<int32_t>(kind, a, b, out, n, index, stream);
+    case ElemType::kInt64:
+      return BinaryOf<int64_t>(kind, a, b, out, n, index, stream);
+    case ElemType::kBool:
+      break;
   }
   return cudaErrorInvalidValue;
 }
@@ -167,17 +192,28 @@ cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, i
   if (type == ElemType::kInt64) return Int<int64_t>(kind, x, y, n, stream);
   if (type != ElemType::kFloat32) return cudaErrorInvalidValue;
   switch (kind) {
-    case UnaryKind::kRelu: return Float<UnaryKind::kRelu>(x, y, n, stream);
-    case UnaryKind::kRelu6: return Float<UnaryKind::kRelu6>(x, y, n, stream);
-    case UnaryKind::kSigmoid: return Float<UnaryKind::kSigmoid>(x, y, n, stream);
-    case UnaryKind::kTanh: return Float<UnaryKind::kTanh>(x, y, n, stream);
-    case UnaryKind::kExp: return Float<UnaryKind::kExp>(x, y, n, stream);
-    case UnaryKind::kLog: return Float<UnaryKind::kLog>(x, y, n, stream);
-    case UnaryKind::kNeg: return Float<UnaryKind::kNeg>(x, y, n, stream);
-    case UnaryKind::kAbs: return Float<UnaryKind::kAbs>(x, y, n, stream);
-    case UnaryKind::kSqrt: return Float<UnaryKind::kSqrt>(x, y, n, stream);
-    case UnaryKind::kRsqrt: return Float<UnaryKind::kRsqrt>(x, y, n, stream);
-    case UnaryKind::kSquare: return Float<UnaryKind::kSquare>(x, y, n, stream);
+    case UnaryKind::kRelu:
+      return Float<UnaryKind::kRelu>(x, y, n, stream);
+    case UnaryKind::kRelu6:
+      return Float<UnaryKind::kRelu6>(x, y, n, stream);
+    case UnaryKind::kSigmoid:
+      return Float<UnaryKind::kSigmoid>(x, y, n, stream);
+    case UnaryKind::kTanh:
+      return Float<UnaryKind::kTanh>(x, y, n, stream);
+    case UnaryKind::kExp:
+      return Float<UnaryKind::kExp>(x, y, n, stream);
+    case UnaryKind::kLog:
+      return Float<UnaryKind::kLog>(x, y, n, stream);
+    case UnaryKind::kNeg:
+      return Float<UnaryKind::kNeg>(x, y, n, stream);
+    case UnaryKind::kAbs:
+      return Float<UnaryKind::kAbs>(x, y, n, stream);
+    case UnaryKind::kSqrt:
+      return Float<UnaryKind::kSqrt>(x, y, n, stream);
+    case UnaryKind::kRsqrt:
+      return Float<UnaryKind::kRsqrt>(x, y, n, stream);
+    case UnaryKind::kSquare:
+      return Float<UnaryKind::kSquare>(x, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }
@@ -185,10 +221,14 @@ cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, i
 cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (src) {
-    case ElemType::kFloat32: return CastFrom<float>(dst, x, y, n, stream);
-    case ElemType::kInt32: return CastFrom<int32_t>(dst, x, y, n, stream);
-    case ElemType::kInt64: return CastFrom<int64_t>(dst, x, y, n, stream);
-    case ElemType::kBool: return CastFrom<bool>(dst, x, y, n, stream);
+    case ElemType::kFloat32:
+      return CastFrom<float>(dst, x, y, n, stream);
+    case ElemType::kInt32:
+      return CastFrom<int32_t>(dst, x, y, n, stream);
+    case ElemType::kInt64:
+      return CastFrom<int64_t>(dst, x, y, n, stream);
+    case ElemType::kBool:
+      return CastFrom<bool>(dst, x, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }

@@ -127,8 +127,8 @@ bool OutputType(const Node& node, ElemType* type) {
 }  // namespace
 
 void RegisterGpuElementwiseKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime) {
-  const std::pair<const char*, BinaryKind> binary[] = {{"Add", BinaryKind::kAdd}, {"Sub", BinaryKind::kSub},
-                                                       {"Mul", BinaryKind::kMul}, {"Div", BinaryKind::kDiv},
+  const std::pair<const char*, BinaryKind> binary[] = {{"Add", BinaryKind::kAdd},     {"Sub", BinaryKind::kSub},
+                                                       {"Mul", BinaryKind::kMul},     {"Div", BinaryKind::kDiv},
                                                        {"Maximum", BinaryKind::kMax}, {"Minimum", BinaryKind::kMin}};
   for (const auto& [op, kind] : binary) {
     table.Add(

@@ -12,23 +12,40 @@ constexpr int kThreads = 256;
 
 __device__ __forceinline__ float Eval(FusedOp op, float a, float b) {
   switch (op) {
-    case FusedOp::kNeg: return -a;
-    case FusedOp::kAbs: return fabsf(a);
-    case FusedOp::kSquare: return a * a;
-    case FusedOp::kExp: return expf(a);
-    case FusedOp::kLog: return logf(a);
-    case FusedOp::kSqrt: return sqrtf(a);
-    case FusedOp::kRsqrt: return 1.f / sqrtf(a);
-    case FusedOp::kReciprocal: return 1.f / a;
-    case FusedOp::kTanh: return tanhf(a);
-    case FusedOp::kSigmoid: return 1.f / (1.f + expf(-a));
-    case FusedOp::kRelu: return a < 0.f ? 0.f : a;
-    case FusedOp::kAdd: return a + b;
-    case FusedOp::kSub: return a - b;
-    case FusedOp::kMul: return a * b;
-    case FusedOp::kDiv: return a / b;
-    case FusedOp::kMax: return a < b ? b : a;
-    case FusedOp::kMin: return b < a ? b : a;
+    case FusedOp::kNeg:
+      return -a;
+    case FusedOp::kAbs:
+      return fabsf(a);
+    case FusedOp::kSquare:
+      return a * a;
+    case FusedOp::kExp:
+      return expf(a);
+    case FusedOp::kLog:
+      return logf(a);
+    case FusedOp::kSqrt:
+      return sqrtf(a);
+    case FusedOp::kRsqrt:
+      return 1.f / sqrtf(a);
+    case FusedOp::kReciprocal:
+      return 1.f / a;
+    case FusedOp::kTanh:
+      return tanhf(a);
+    case FusedOp::kSigmoid:
+      return 1.f / (1.f + expf(-a));
+    case FusedOp::kRelu:
+      return a < 0.f ? 0.f : a;
+    case FusedOp::kAdd:
+      return a + b;
+    case FusedOp::kSub:
+      return a - b;
+    case FusedOp::kMul:
+      return a * b;
+    case FusedOp::kDiv:
+      return a / b;
+    case FusedOp::kMax:
+      return a < b ? b : a;
+    case FusedOp::kMin:
+      return b < a ? b : a;
   }
   return 0.f;
 }

@@ -10,23 +10,40 @@ namespace {
 
 FusedOp ToFusedOp(ops::EwOp op) {
   switch (op) {
-    case ops::EwOp::kNeg: return FusedOp::kNeg;
-    case ops::EwOp::kAbs: return FusedOp::kAbs;
-    case ops::EwOp::kSquare: return FusedOp::kSquare;
-    case ops::EwOp::kExp: return FusedOp::kExp;
-    case ops::EwOp::kLog: return FusedOp::kLog;
-    case ops::EwOp::kSqrt: return FusedOp::kSqrt;
-    case ops::EwOp::kRsqrt: return FusedOp::kRsqrt;
-    case ops::EwOp::kReciprocal: return FusedOp::kReciprocal;
-    case ops::EwOp::kTanh: return FusedOp::kTanh;
-    case ops::EwOp::kSigmoid: return FusedOp::kSigmoid;
-    case ops::EwOp::kRelu: return FusedOp::kRelu;
-    case ops::EwOp::kAdd: return FusedOp::kAdd;
-    case ops::EwOp::kSub: return FusedOp::kSub;
-    case ops::EwOp::kMul: return FusedOp::kMul;
-    case ops::EwOp::kDiv: return FusedOp::kDiv;
-    case ops::EwOp::kMax: return FusedOp::kMax;
-    case ops::EwOp::kMin: return FusedOp::kMin;
+    case ops::EwOp::kNeg:
+      return FusedOp::kNeg;
+    case ops::EwOp::kAbs:
+      return FusedOp::kAbs;
+    case ops::EwOp::kSquare:
+      return FusedOp::kSquare;
+    case ops::EwOp::kExp:
+      return FusedOp::kExp;
+    case ops::EwOp::kLog:
+      return FusedOp::kLog;
+    case ops::EwOp::kSqrt:
+      return FusedOp::kSqrt;
+    case ops::EwOp::kRsqrt:
+      return FusedOp::kRsqrt;
+    case ops::EwOp::kReciprocal:
+      return FusedOp::kReciprocal;
+    case ops::EwOp::kTanh:
+      return FusedOp::kTanh;
+    case ops::EwOp::kSigmoid:
+      return FusedOp::kSigmoid;
+    case ops::EwOp::kRelu:
+      return FusedOp::kRelu;
+    case ops::EwOp::kAdd:
+      return FusedOp::kAdd;
+    case ops::EwOp::kSub:
+      return FusedOp::kSub;
+    case ops::EwOp::kMul:
+      return FusedOp::kMul;
+    case ops::EwOp::kDiv:
+      return FusedOp::kDiv;
+    case ops::EwOp::kMax:
+      return FusedOp::kMax;
+    case ops::EwOp::kMin:
+      return FusedOp::kMin;
   }
   return FusedOp::kNeg;
 }
@@ -47,7 +64,7 @@ bool Compile(const Node& node, FusedProgram* out) {
     f.arity = static_cast<int>(in.operands.size());
     for (int o = 0; o < f.arity; ++o) {
       const ops::EwOperand& operand = in.operands[o];
-      f.operands[o].kind = operand.kind == ops::EwOperand::Kind::kInput ? 0
+      f.operands[o].kind = operand.kind == ops::EwOperand::Kind::kInput  ? 0
                            : operand.kind == ops::EwOperand::Kind::kTemp ? 1
                                                                          : 2;
       f.operands[o].index = operand.index;

@@ -31,19 +31,18 @@ class GpuDeviceImpl : public GpuDevice {
   StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node) const override {
     const KernelFactory* factory = table_.kernels.Find(node, info_.device_type);
     if (factory == nullptr || !SupportsOp(node)) {
-      return errors::WithNode(
-          errors::Unimplemented(absl::StrCat("node '", node.name(), "': no GPU kernel for op '", node.op_name(),
-                                             "' with dtype ", DTypeName(KernelRegistry::KeyDType(node)),
-                                             " and these attributes")),
-          node.name());
+      return errors::WithNode(errors::Unimplemented(absl::StrCat(
+                                  "node '", node.name(), "': no GPU kernel for op '", node.op_name(), "' with dtype ",
+                                  DTypeName(KernelRegistry::KeyDType(node)), " and these attributes")),
+                              node.name());
     }
     StatusOr<std::unique_ptr<OpKernel>> kernel = (*factory)(node);
     if (!kernel.ok()) {
-      return errors::WithNode(errors::Make(kernel.status().code(),
-                                           absl::StrCat("node '", node.name(), "' (", node.op_name(),
-                                                        "): creating its GPU kernel failed: ",
-                                                        kernel.status().message())),
-                              node.name());
+      return errors::WithNode(
+          errors::Make(kernel.status().code(),
+                       absl::StrCat("node '", node.name(), "' (", node.op_name(),
+                                    "): creating its GPU kernel failed: ", kernel.status().message())),
+          node.name());
     }
     return kernel;
   }
@@ -65,9 +64,9 @@ class GpuDeviceImpl : public GpuDevice {
     if (host.bytes() == 0) return device;
     // From pageable memory the call returns once the bytes are staged, so `host` may
     // be released afterwards.
-    RETURN_IF_ERROR(CudaCall(
-        cudaMemcpyAsync(device.raw_data(), host.raw_data(), host.bytes(), cudaMemcpyHostToDevice, stream),
-        absl::StrCat("cudaMemcpyAsync (", host.DebugString(), " to ", info_.name, ")")));
+    RETURN_IF_ERROR(
+        CudaCall(cudaMemcpyAsync(device.raw_data(), host.raw_data(), host.bytes(), cudaMemcpyHostToDevice, stream),
+                 absl::StrCat("cudaMemcpyAsync (", host.DebugString(), " to ", info_.name, ")")));
     return device;
   }
 
@@ -79,9 +78,9 @@ class GpuDeviceImpl : public GpuDevice {
     ASSIGN_OR_RETURN(Tensor host, Tensor::Allocate(device.dtype(), device.shape()));
     ASSIGN_OR_RETURN(cudaStream_t stream, runtime_->Stream());
     if (device.bytes() > 0) {
-      RETURN_IF_ERROR(CudaCall(
-          cudaMemcpyAsync(host.raw_data(), device.raw_data(), device.bytes(), cudaMemcpyDeviceToHost, stream),
-          absl::StrCat("cudaMemcpyAsync (", device.DebugString(), " from ", info_.name, ")")));
+      RETURN_IF_ERROR(
+          CudaCall(cudaMemcpyAsync(host.raw_data(), device.raw_data(), device.bytes(), cudaMemcpyDeviceToHost, stream),
+                   absl::StrCat("cudaMemcpyAsync (", device.DebugString(), " from ", info_.name, ")")));
     }
     // Also reports errors of kernels queued earlier on this stream.
     RETURN_IF_ERROR(CudaCall(cudaStreamSynchronize(stream), "cudaStreamSynchronize"));

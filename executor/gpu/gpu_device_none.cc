@@ -6,7 +6,8 @@ namespace graphd::executor::gpu {
 StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const Device& host) {
   (void)host;
   return errors::FailedPrecondition(
-      absl::StrCat("GPU ", ordinal, ": graphd was built without CUDA (GRAPHD_WITH_CUDA=OFF or no CUDA toolkit "
+      absl::StrCat("GPU ", ordinal,
+                   ": graphd was built without CUDA (GRAPHD_WITH_CUDA=OFF or no CUDA toolkit "
                    "at build time)"));
 }
 

@@ -38,8 +38,7 @@ Status GpuKernel::Compute(KernelContext& ctx) {
   return s.ok() ? s : ctx.Error(s);
 }
 
-StatusOr<Tensor> GpuKernel::AllocateOutput(KernelContext& ctx, int i, const Shape& shape,
-                                           cudaStream_t stream) const {
+StatusOr<Tensor> GpuKernel::AllocateOutput(KernelContext& ctx, int i, const Shape& shape, cudaStream_t stream) const {
   ASSIGN_OR_RETURN(Tensor t, runtime_->Allocate(ctx.node().output(i).dtype, shape, stream));
   ctx.set_output(i, t);
   return t;
@@ -47,11 +46,20 @@ StatusOr<Tensor> GpuKernel::AllocateOutput(KernelContext& ctx, int i, const Shap
 
 bool ToElemType(DType dtype, ElemType* type) {
   switch (dtype) {
-    case DType::kFloat32: *type = ElemType::kFloat32; return true;
-    case DType::kInt32: *type = ElemType::kInt32; return true;
-    case DType::kInt64: *type = ElemType::kInt64; return true;
-    case DType::kBool: *type = ElemType::kBool; return true;
-    default: return false;
+    case DType::kFloat32:
+      *type = ElemType::kFloat32;
+      return true;
+    case DType::kInt32:
+      *type = ElemType::kInt32;
+      return true;
+    case DType::kInt64:
+      *type = ElemType::kInt64;
+      return true;
+    case DType::kBool:
+      *type = ElemType::kBool;
+      return true;
+    default:
+      return false;
   }
 }
 

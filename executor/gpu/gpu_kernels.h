@@ -28,8 +28,7 @@ struct GpuKernelTable {
   absl::flat_hash_map<std::string, Accept> accept;  // by op name
 
   // Registers `factory` for (op, dtypes) and `accept` for op (one per op).
-  void Add(const std::string& op, std::initializer_list<DType> dtypes, KernelFactory factory,
-           Accept accept_node);
+  void Add(const std::string& op, std::initializer_list<DType> dtypes, KernelFactory factory, Accept accept_node);
 };
 
 // Every GPU kernel of a device that uses `runtime`. Registration itself does not touch

@@ -17,9 +17,7 @@ enum class ElemType : int { kFloat32, kInt32, kInt64, kBool };
 
 enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
-enum class UnaryKind : int {
-  kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kNeg, kAbs, kSqrt, kRsqrt, kSquare
-};
+enum class UnaryKind : int { kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kNeg, kAbs, kSqrt, kRsqrt, kSquare };
 
 // NumPy broadcasting: the output's dims, and for each operand the element stride of
 // each output dim (0 where the operand's dim is 1 or missing).
@@ -32,16 +30,14 @@ struct BroadcastIndex {
 
 // out[i] = a[i] op b[i] for `n` elements; `index` null: a, b and out have one shape.
 // Types: float32, int32, int64 (Div on integers truncates as C++).
-cudaError_t LaunchBinary(BinaryKind kind, ElemType type, const void* a, const void* b, void* out,
-                         int64_t n, const BroadcastIndex* index, cudaStream_t stream);
+cudaError_t LaunchBinary(BinaryKind kind, ElemType type, const void* a, const void* b, void* out, int64_t n,
+                         const BroadcastIndex* index, cudaStream_t stream);
 
 // y = f(x). float32: every kind; int32/int64: kNeg, kAbs, kSquare.
-cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, int64_t n,
-                        cudaStream_t stream);
+cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 // y = static_cast<dst>(x) (to bool: x != 0).
-cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n,
-                       cudaStream_t stream);
+cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 // y = x with its dims permuted (Transpose) or broadcast (zero strides; BroadcastTo):
 // output element i, split into coordinates over `dims` (the output's), reads x at
@@ -58,8 +54,23 @@ cudaError_t LaunchPermute(int element_size, const void* x, void* y, int64_t n, c
 // FusedElementwise's program (core/ops/elementwise_program.h) in a form kernels take
 // by value (operand kind 0 = input, 1 = temporary, 2 = constant).
 enum class FusedOp : int {
-  kNeg, kAbs, kSquare, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kTanh, kSigmoid, kRelu,
-  kAdd, kSub, kMul, kDiv, kMax, kMin
+  kNeg,
+  kAbs,
+  kSquare,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kReciprocal,
+  kTanh,
+  kSigmoid,
+  kRelu,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMax,
+  kMin
 };
 inline constexpr int kMaxFusedInstrs = 64;
 inline constexpr int kMaxFusedInputs = 16;
@@ -87,14 +98,12 @@ enum class EpilogueAct : int { kNone, kRelu, kClip };
 
 // y[i] = act(y[i] + bias[(i / inner) % channels] + residual[i]) over `n` float32
 // elements; bias and residual may be null; kClip clamps to [lo, hi].
-cudaError_t LaunchEpilogue(float* y, int64_t n, const float* bias, int64_t channels,
-                           int64_t inner, const float* residual, EpilogueAct act, float lo,
-                           float hi, cudaStream_t stream);
+cudaError_t LaunchEpilogue(float* y, int64_t n, const float* bias, int64_t channels, int64_t inner,
+                           const float* residual, EpilogueAct act, float lo, float hi, cudaStream_t stream);
 
 // Softmax over the last axis: x and y are [rows, cols] float32. `log`: LogSoftmax,
 // y = x - max - log(sum(exp(x - max))).
-cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, bool log,
-                          cudaStream_t stream);
+cudaError_t LaunchSoftmax(const float* x, float* y, int64_t rows, int64_t cols, bool log, cudaStream_t stream);
 
 // Sum, Mean, Max or Min over some axes. Output element o splits into coordinates over the kept dims
 // (row-major over kept_dims) giving the offset sum(coord * kept_strides); the reduced

@@ -85,8 +85,7 @@ void ReleaseBlock(void* context, void* data, size_t bytes) {
 
 Status CudaCall(cudaError_t err, absl::string_view call) {
   if (err == cudaSuccess) return absl::OkStatus();
-  std::string message =
-      absl::StrCat(call, " failed: ", cudaGetErrorString(err), " (", cudaGetErrorName(err), ")");
+  std::string message = absl::StrCat(call, " failed: ", cudaGetErrorString(err), " (", cudaGetErrorName(err), ")");
   // Clears a non-sticky error, so that the next launch's cudaGetLastError does not
   // report it again (sticky errors stay: the context is unusable).
   cudaGetLastError();
@@ -96,16 +95,16 @@ Status CudaCall(cudaError_t err, absl::string_view call) {
 
 Status CublasCall(const CublasApi& api, cublasStatus_t status, absl::string_view call) {
   if (status == CUBLAS_STATUS_SUCCESS) return absl::OkStatus();
-  std::string message = absl::StrCat(call, " failed: ", api.GetStatusString(status), " (cuBLAS status ",
-                                     static_cast<int>(status), ")");
+  std::string message =
+      absl::StrCat(call, " failed: ", api.GetStatusString(status), " (cuBLAS status ", static_cast<int>(status), ")");
   if (status == CUBLAS_STATUS_ALLOC_FAILED) return errors::ResourceExhausted(message);
   return errors::Internal(message);
 }
 
 Status CudnnCall(const CudnnApi& api, cudnnStatus_t status, absl::string_view call) {
   if (status == CUDNN_STATUS_SUCCESS) return absl::OkStatus();
-  std::string message = absl::StrCat(call, " failed: ", api.GetErrorString(status), " (cuDNN status ",
-                                     static_cast<int>(status), ")");
+  std::string message =
+      absl::StrCat(call, " failed: ", api.GetErrorString(status), " (cuDNN status ", static_cast<int>(status), ")");
   if (status == CUDNN_STATUS_ALLOC_FAILED) return errors::ResourceExhausted(message);
   return errors::Internal(message);
 }
@@ -151,7 +150,10 @@ class GpuRuntime::Backend : public AllocatorBackend {
 };
 
 GpuRuntime::GpuRuntime(int ordinal, const CublasApi* cublas, const CudnnApi* cudnn)
-    : ordinal_(ordinal), cublas_(cublas), cudnn_(cudnn), backend_(std::make_unique<Backend>(*this)),
+    : ordinal_(ordinal),
+      cublas_(cublas),
+      cudnn_(cudnn),
+      backend_(std::make_unique<Backend>(*this)),
       allocator_(std::make_unique<CachingAllocator>(backend_.get())) {}
 
 GpuRuntime::~GpuRuntime() { allocator_.reset(); }

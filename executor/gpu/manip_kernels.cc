@@ -62,16 +62,16 @@ class BroadcastToKernel : public GpuKernel {
       const int i = d - (rank - in_rank);
       const int64_t in = i >= 0 ? x.shape().dim(i) : 1;
       if (in != shape_[d] && in != 1) {
-        return errors::InvalidArgument(absl::StrCat("cannot broadcast ", x.shape().ToString(), " to [",
-                                                    absl::StrJoin(shape_, ","), "]"));
+        return errors::InvalidArgument(
+            absl::StrCat("cannot broadcast ", x.shape().ToString(), " to [", absl::StrJoin(shape_, ","), "]"));
       }
       index.dims[d] = shape_[d];
       index.in_strides[d] = in == 1 ? 0 : stride;
       stride *= in;
     }
     ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, Shape(shape_), stream));
-    return CudaCall(LaunchPermute(static_cast<int>(DTypeSize(x.dtype())), x.raw_data(), y.raw_data(),
-                                  y.num_elements(), index, stream),
+    return CudaCall(LaunchPermute(static_cast<int>(DTypeSize(x.dtype())), x.raw_data(), y.raw_data(), y.num_elements(),
+                                  index, stream),
                     "BroadcastTo kernel launch");
   }
 
@@ -117,10 +117,10 @@ class ConcatKernel : public GpuKernel {
       const Tensor& x = ctx.input(i);
       const size_t width = static_cast<size_t>(x.shape().dim(static_cast<int>(axis)) * inner) * elem;
       if (width > 0) {
-        RETURN_IF_ERROR(CudaCall(cudaMemcpy2DAsync(static_cast<char*>(y.raw_data()) + offset, dst_pitch,
-                                                   x.raw_data(), width, width, static_cast<size_t>(outer),
-                                                   cudaMemcpyDeviceToDevice, stream),
-                                 absl::StrCat("cudaMemcpy2DAsync (ConcatV2 input ", i, ")")));
+        RETURN_IF_ERROR(
+            CudaCall(cudaMemcpy2DAsync(static_cast<char*>(y.raw_data()) + offset, dst_pitch, x.raw_data(), width, width,
+                                       static_cast<size_t>(outer), cudaMemcpyDeviceToDevice, stream),
+                     absl::StrCat("cudaMemcpy2DAsync (ConcatV2 input ", i, ")")));
       }
       offset += width;
     }

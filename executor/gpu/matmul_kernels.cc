@@ -76,8 +76,8 @@ class MatMulKernel : public GpuKernel {
     g.k = a.shape().dim(ta_ ? 0 : 1);
     g.n = b.shape().dim(tb_ ? 0 : 1);
     if (b.shape().dim(tb_ ? 1 : 0) != g.k) {
-      return errors::InvalidArgument(absl::StrCat("inner dimensions differ: ", a.shape().ToString(), " x ",
-                                                  b.shape().ToString()));
+      return errors::InvalidArgument(
+          absl::StrCat("inner dimensions differ: ", a.shape().ToString(), " x ", b.shape().ToString()));
     }
     ASSIGN_OR_RETURN(Tensor c, AllocateOutput(ctx, 0, Shape({g.m, g.n}), stream));
     if (g.m == 0 || g.n == 0) return absl::OkStatus();
@@ -90,7 +90,8 @@ class MatMulKernel : public GpuKernel {
     if (ctx.num_inputs() > 2) {
       const Tensor& t = ctx.input(2);
       if (t.num_elements() != g.n) {
-        return errors::InvalidArgument(absl::StrCat("bias ", t.shape().ToString(), " does not match ", g.n, " columns"));
+        return errors::InvalidArgument(
+            absl::StrCat("bias ", t.shape().ToString(), " does not match ", g.n, " columns"));
       }
       bias = t.data<float>();
     }
@@ -133,8 +134,8 @@ class BatchMatMulKernel : public GpuKernel {
       const int xi = d - (rb - (rx - 2)), yi = d - (rb - (ry - 2));
       const int64_t xd = xi >= 0 ? xs.dim(xi) : 1, yd = yi >= 0 ? ys.dim(yi) : 1;
       if (xd != yd && xd != 1 && yd != 1) {
-        return errors::InvalidArgument(absl::StrCat("batch dims of ", xs.ToString(), " and ", ys.ToString(),
-                                                    " do not broadcast"));
+        return errors::InvalidArgument(
+            absl::StrCat("batch dims of ", xs.ToString(), " and ", ys.ToString(), " do not broadcast"));
       }
       out_dims[d] = xd == 1 ? yd : xd;
       x_strides[d] = xd == 1 ? 0 : x_batch;

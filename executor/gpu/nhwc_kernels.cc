@@ -18,10 +18,10 @@ const std::vector<int64_t> kToNchw = {0, 3, 1, 2}, kToNhwc = {0, 2, 3, 1}, kHwio
 // The channels-first window for input [N, H, W, C] `in_h` x `in_w` (window `kh` x `kw`):
 // InvalidArgument for a bad geometry, Unimplemented when the padding is asymmetric.
 StatusOr<ops::WindowNd> WindowFor(const ops::Conv2DAttrs& a, int64_t in_h, int64_t in_w, int64_t kh, int64_t kw) {
-  ASSIGN_OR_RETURN(ops::Window h, ops::ComputeWindow(in_h, kh, a.stride_h, a.dilation_h, a.padding,
-                                                     a.explicit_pad[0], a.explicit_pad[1]));
-  ASSIGN_OR_RETURN(ops::Window w, ops::ComputeWindow(in_w, kw, a.stride_w, a.dilation_w, a.padding,
-                                                     a.explicit_pad[2], a.explicit_pad[3]));
+  ASSIGN_OR_RETURN(ops::Window h, ops::ComputeWindow(in_h, kh, a.stride_h, a.dilation_h, a.padding, a.explicit_pad[0],
+                                                     a.explicit_pad[1]));
+  ASSIGN_OR_RETURN(ops::Window w, ops::ComputeWindow(in_w, kw, a.stride_w, a.dilation_w, a.padding, a.explicit_pad[2],
+                                                     a.explicit_pad[3]));
   if (h.pad_before != h.pad_after || w.pad_before != w.pad_after) {
     return errors::Unimplemented("asymmetric padding (cuDNN pads both sides alike)");
   }
@@ -45,8 +45,8 @@ class Conv2DKernel : public GpuKernel {
     const Tensor& x = ctx.input(0);
     const Tensor& f = ctx.input(1);
     if (x.shape().rank() != 4 || f.shape().rank() != 4) {
-      return errors::InvalidArgument(absl::StrCat("input ", x.shape().ToString(), " and filter ", f.shape().ToString(),
-                                                  " must have rank 4"));
+      return errors::InvalidArgument(
+          absl::StrCat("input ", x.shape().ToString(), " and filter ", f.shape().ToString(), " must have rank 4"));
     }
     ASSIGN_OR_RETURN(ops::WindowNd w,
                      WindowFor(a_, x.shape().dim(1), x.shape().dim(2), f.shape().dim(0), f.shape().dim(1)));
@@ -71,12 +71,13 @@ class Pool2DKernel : public GpuKernel {
  protected:
   Status Run(KernelContext& ctx, cudaStream_t stream) override {
     const Tensor& x = ctx.input(0);
-    if (x.shape().rank() != 4) return errors::InvalidArgument(absl::StrCat("input ", x.shape().ToString(), " is not NHWC"));
+    if (x.shape().rank() != 4)
+      return errors::InvalidArgument(absl::StrCat("input ", x.shape().ToString(), " is not NHWC"));
     ASSIGN_OR_RETURN(ops::WindowNd w, WindowFor(a_, x.shape().dim(1), x.shape().dim(2), a_.window_h, a_.window_w));
     ASSIGN_OR_RETURN(Tensor xt, Permuted(runtime(), x, kToNchw, stream));
-    ASSIGN_OR_RETURN(Tensor yt, CudnnPool(runtime(), w, max_ ? CUDNN_POOLING_MAX
-                                                              : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING,
-                                          xt, stream));
+    ASSIGN_OR_RETURN(
+        Tensor yt,
+        CudnnPool(runtime(), w, max_ ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING, xt, stream));
     ASSIGN_OR_RETURN(Tensor y, Permuted(runtime(), yt, kToNhwc, stream));
     ctx.set_output(0, std::move(y));
     return absl::OkStatus();

@@ -16,8 +16,8 @@ int Blocks(int64_t n) {
   return static_cast<int>(blocks < (1 << 20) ? blocks : (1 << 20));
 }
 
-__global__ void Epilogue(float* y, int64_t n, const float* bias, int64_t channels, int64_t inner,
-                         const float* residual, EpilogueAct act, float lo, float hi) {
+__global__ void Epilogue(float* y, int64_t n, const float* bias, int64_t channels, int64_t inner, const float* residual,
+                         EpilogueAct act, float lo, float hi) {
   for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < n; i += int64_t{gridDim.x} * blockDim.x) {
     float v = y[i];
     if (bias != nullptr) v += bias[(i / inner) % channels];

@@ -20,8 +20,7 @@ class SoftmaxKernel : public GpuKernel {
     ASSIGN_OR_RETURN(Tensor y, AllocateOutput(ctx, 0, x.shape(), stream));
     const int64_t cols = x.shape().dim(x.shape().rank() - 1);
     const int64_t rows = cols == 0 ? 0 : x.num_elements() / cols;
-    return CudaCall(LaunchSoftmax(x.data<float>(), y.data<float>(), rows, cols, log_, stream),
-                    "Softmax kernel launch");
+    return CudaCall(LaunchSoftmax(x.data<float>(), y.data<float>(), rows, cols, log_, stream), "Softmax kernel launch");
   }
 
  private:

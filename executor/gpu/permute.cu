@@ -25,8 +25,7 @@ template <typename T>
 cudaError_t Run(const void* x, void* y, int64_t n, const PermuteIndex& index, cudaStream_t stream) {
   int64_t blocks = (n + kThreads - 1) / kThreads;
   if (blocks > (1 << 20)) blocks = 1 << 20;
-  Permute<T><<<static_cast<int>(blocks), kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), n,
-                                                                  index);
+  Permute<T><<<static_cast<int>(blocks), kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), n, index);
   return cudaGetLastError();
 }
 
@@ -36,11 +35,16 @@ cudaError_t LaunchPermute(int element_size, const void* x, void* y, int64_t n, c
                           cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   switch (element_size) {
-    case 1: return Run<uint8_t>(x, y, n, index, stream);
-    case 2: return Run<uint16_t>(x, y, n, index, stream);
-    case 4: return Run<uint32_t>(x, y, n, index, stream);
-    case 8: return Run<uint64_t>(x, y, n, index, stream);
-    default: return cudaErrorInvalidValue;
+    case 1:
+      return Run<uint8_t>(x, y, n, index, stream);
+    case 2:
+      return Run<uint16_t>(x, y, n, index, stream);
+    case 4:
+      return Run<uint32_t>(x, y, n, index, stream);
+    case 8:
+      return Run<uint64_t>(x, y, n, index, stream);
+    default:
+      return cudaErrorInvalidValue;
   }
 }
 

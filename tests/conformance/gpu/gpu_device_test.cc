@@ -130,8 +130,8 @@ TEST(GpuDeviceTest, GraphMixingGpuAndCpuOps) {
   Graph g;
   const Node* x = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{4, 5}));
   std::mt19937 rng(2);
-  const Node* c = g.AddNode({.name = "c", .op = "Const", .attrs = {{"value", Random<float>(Shape({5}), rng, 1, 4)}}})
-                      .value();
+  const Node* c =
+      g.AddNode({.name = "c", .op = "Const", .attrs = {{"value", Random<float>(Shape({5}), rng, 1, 4)}}}).value();
   const Node* add = g.AddNode({.name = "add", .op = "Add", .inputs = {{x, 0}, {c, 0}}}).value();
   const Node* floor = g.AddNode({.name = "floor", .op = "Floor", .inputs = {{add, 0}}}).value();
   ASSERT_TRUE(g.AddNode({.name = "out", .op = "Mul", .inputs = {{floor, 0}, {c, 0}}}).ok());

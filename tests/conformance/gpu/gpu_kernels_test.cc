@@ -13,9 +13,12 @@ Shape S(std::initializer_list<int64_t> dims) { return Shape(dims); }
 
 Tensor RandomOf(DType dtype, const Shape& shape, std::mt19937& rng, double lo = -3, double hi = 3) {
   switch (dtype) {
-    case DType::kInt32: return Random<int32_t>(shape, rng, lo * 10, hi * 10);
-    case DType::kInt64: return Random<int64_t>(shape, rng, lo * 10, hi * 10);
-    default: return Random<float>(shape, rng, lo, hi);
+    case DType::kInt32:
+      return Random<int32_t>(shape, rng, lo * 10, hi * 10);
+    case DType::kInt64:
+      return Random<int64_t>(shape, rng, lo * 10, hi * 10);
+    default:
+      return Random<float>(shape, rng, lo, hi);
   }
 }
 
@@ -26,10 +29,9 @@ Tensor Divisor(DType dtype, const Shape& shape, std::mt19937& rng) {
 }
 
 const std::vector<std::pair<Shape, Shape>> kBroadcastCases = {
-    {S({2, 3}), S({2, 3})},           {S({2, 3}), S({3})},          {S({4, 1, 5}), S({3, 1})},
-    {S({}), S({2, 2})},               {S({0, 3}), S({3})},          {S({2, 0}), S({1, 1})},
-    {S({7, 1}), S({1, 9})},           {S({1000}), S({1000})},
-    {S({2, 1, 3, 1, 2, 1, 2, 1}), S({1, 2, 1, 3, 1, 2, 1, 2})}};
+    {S({2, 3}), S({2, 3})}, {S({2, 3}), S({3})},    {S({4, 1, 5}), S({3, 1})},
+    {S({}), S({2, 2})},     {S({0, 3}), S({3})},    {S({2, 0}), S({1, 1})},
+    {S({7, 1}), S({1, 9})}, {S({1000}), S({1000})}, {S({2, 1, 3, 1, 2, 1, 2, 1}), S({1, 2, 1, 3, 1, 2, 1, 2})}};
 
 TEST(GpuKernelsTest, Binary) {
   std::mt19937 rng(1);
@@ -72,8 +74,8 @@ TEST(GpuKernelsTest, Cast) {
     for (DType dst : types) {
       for (const Shape& s : {S({5, 6}), S({0}), S({})}) {
         SCOPED_TRACE(std::string(DTypeName(src)) + " -> " + std::string(DTypeName(dst)));
-        Tensor x = src == DType::kBool ? MakeBool(s, std::vector<int>(s.num_elements(), 1))
-                                       : RandomOf(src, s, rng, -100, 100);
+        Tensor x =
+            src == DType::kBool ? MakeBool(s, std::vector<int>(s.num_elements(), 1)) : RandomOf(src, s, rng, -100, 100);
         if (src == DType::kBool) {
           for (int64_t i = 0; i < s.num_elements(); ++i) x.data<bool>()[i] = rng() % 2;
         }
@@ -109,8 +111,8 @@ TEST(GpuKernelsTest, ConstUploadedOnce) {
   Graph g;
   const Node* x = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{3, 4}));
   const Node* c = g.AddNode({.name = "c", .op = "Const", .attrs = {{"value", Random<float>(S({4}), rng)}}}).value();
-  const Node* ci = g.AddNode({.name = "ci", .op = "Const", .attrs = {{"value", Random<int64_t>(S({2}), rng, -9, 9)}}})
-                       .value();
+  const Node* ci =
+      g.AddNode({.name = "ci", .op = "Const", .attrs = {{"value", Random<int64_t>(S({2}), rng, -9, 9)}}}).value();
   ASSERT_TRUE(g.AddNode({.name = "out", .op = "Mul", .inputs = {{x, 0}, {c, 0}}}).ok());
   EXPECT_NE(GpuClaims(*c), std::optional<bool>(false));
   EXPECT_NE(GpuClaims(*ci), std::optional<bool>(false));
@@ -143,15 +145,16 @@ TEST(GpuKernelsTest, BroadcastTo) {
 
 TEST(GpuKernelsTest, ConcatV2) {
   std::mt19937 rng(9);
-  ExpectOpMatches("ConcatV2", {Random<float>(S({2, 3, 4}), rng), Random<float>(S({2, 1, 4}), rng),
-                               Random<float>(S({2, 0, 4}), rng), Random<float>(S({2, 5, 4}), rng)},
+  ExpectOpMatches("ConcatV2",
+                  {Random<float>(S({2, 3, 4}), rng), Random<float>(S({2, 1, 4}), rng), Random<float>(S({2, 0, 4}), rng),
+                   Random<float>(S({2, 5, 4}), rng)},
                   {{"axis", int64_t{1}}}, 0, 0);
   ExpectOpMatches("ConcatV2", {Random<int64_t>(S({2, 3}), rng), Random<int64_t>(S({4, 3}), rng)},
                   {{"axis", int64_t{0}}}, 0, 0);
   ExpectOpMatches("ConcatV2", {Random<int32_t>(S({2, 3}), rng), Random<int32_t>(S({2, 2}), rng)},
                   {{"axis", int64_t{-1}}}, 0, 0);
-  ExpectOpMatches("ConcatV2", {Random<float>(S({0, 3}), rng), Random<float>(S({0, 2}), rng)},
-                  {{"axis", int64_t{1}}}, 0, 0);
+  ExpectOpMatches("ConcatV2", {Random<float>(S({0, 3}), rng), Random<float>(S({0, 2}), rng)}, {{"axis", int64_t{1}}}, 0,
+                  0);
   ExpectOpMatches("ConcatV2", {Random<float>(S({3}), rng)}, {{"axis", int64_t{0}}}, 0, 0);
   GRAPHD_SKIP_WITHOUT_GPU();
 }
@@ -185,8 +188,8 @@ struct MatMulCase {
 
 TEST(GpuKernelsTest, MatMul) {
   std::mt19937 rng(6);
-  for (const MatMulCase& c : std::vector<MatMulCase>{{1, 1, 1}, {3, 4, 5}, {64, 128, 32}, {0, 4, 5}, {3, 0, 5},
-                                                     {3, 4, 0}, {257, 33, 129}}) {
+  for (const MatMulCase& c :
+       std::vector<MatMulCase>{{1, 1, 1}, {3, 4, 5}, {64, 128, 32}, {0, 4, 5}, {3, 0, 5}, {3, 4, 0}, {257, 33, 129}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         SCOPED_TRACE(absl::StrCat(c.m, "x", c.k, "x", c.n, " ta=", ta, " tb=", tb));
@@ -210,9 +213,9 @@ TEST(GpuKernelsTest, MatMul) {
 
 TEST(GpuKernelsTest, BatchMatMul) {
   std::mt19937 rng(7);
-  const std::vector<std::pair<Shape, Shape>> cases = {
-      {S({2, 3, 4}), S({2, 4, 5})},       {S({2, 3, 4}), S({4, 5})},      {S({3, 4}), S({6, 4, 5})},
-      {S({2, 1, 3, 4}), S({1, 3, 4, 5})}, {S({0, 3, 4}), S({0, 4, 5})},   {S({5, 3, 0}), S({5, 0, 2})}};
+  const std::vector<std::pair<Shape, Shape>> cases = {{S({2, 3, 4}), S({2, 4, 5})}, {S({2, 3, 4}), S({4, 5})},
+                                                      {S({3, 4}), S({6, 4, 5})},    {S({2, 1, 3, 4}), S({1, 3, 4, 5})},
+                                                      {S({0, 3, 4}), S({0, 4, 5})}, {S({5, 3, 0}), S({5, 0, 2})}};
   for (const auto& [xs, ys] : cases) {
     ExpectOpMatches("BatchMatMulV2", {Random<float>(xs, rng), Random<float>(ys, rng)}, {}, 1e-4, 1e-5);
   }

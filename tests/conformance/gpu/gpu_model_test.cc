@@ -26,12 +26,11 @@ TEST(GpuModelTest, SmallCnnRunsEntirelyOnTheGpu) {
   const Node* x = AddPlaceholder(g, "x", DType::kFloat32, S({2, 3, 16, 16}));
   const Node* w1 = Const(g, "w1", Random<float>(S({8, 3, 3, 3}), rng, -0.5, 0.5));
   const Node* b1 = Const(g, "b1", Random<float>(S({8}), rng));
-  const Node* c1 = Add(g, {.name = "conv1",
-                           .op = "ConvND",
-                           .inputs = {{x, 0}, {w1, 0}, {b1, 0}},
-                           .attrs = {{"pads", IntList{1, 1, 1, 1}},
-                                     {"activation", std::string("Relu")},
-                                     {"constant_filter", true}}});
+  const Node* c1 = Add(
+      g, {.name = "conv1",
+          .op = "ConvND",
+          .inputs = {{x, 0}, {w1, 0}, {b1, 0}},
+          .attrs = {{"pads", IntList{1, 1, 1, 1}}, {"activation", std::string("Relu")}, {"constant_filter", true}}});
   const Node* p1 = Add(g, {.name = "pool1",
                            .op = "MaxPoolND",
                            .inputs = {{c1, 0}},

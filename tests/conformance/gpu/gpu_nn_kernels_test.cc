@@ -27,7 +27,7 @@ TEST(GpuNnKernelsTest, ConvND) {
       {S({2, 16, 14, 14}), S({32, 16, 1, 1}), {}},
       {S({2, 3, 10}), S({4, 3, 3}), {{"pads", IntList{1, 1}}, {"strides", IntList{2}}}},  // 1-D
       {S({1, 2, 4, 5, 6}), S({3, 2, 2, 2, 2}), {{"pads", IntList{1, 0, 1, 1, 0, 1}}}},    // 3-D
-      {S({0, 3, 5, 5}), S({2, 3, 3, 3}), {}},                                               // empty batch
+      {S({0, 3, 5, 5}), S({2, 3, 3, 3}), {}},                                             // empty batch
   };
   for (const ConvCase& c : cases) {
     SCOPED_TRACE(c.x.ToString() + " * " + c.w.ToString());
@@ -84,9 +84,10 @@ TEST(GpuNnKernelsTest, Conv2DAndPoolsNhwc) {
                   1e-4);
   ExpectOpMatches("Conv2D", {Random<float>(S({1, 9, 8, 4}), rng), Random<float>(S({3, 1, 4, 2}), rng)},
                   {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 3, 1}}}, 1e-4, 1e-4);
-  ExpectOpMatches("Conv2D", {Random<float>(S({1, 11, 11, 2}), rng), Random<float>(S({3, 3, 2, 2}), rng)},
-                  {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}, {"dilations", IntList{1, 2, 2, 1}}},
-                  1e-4, 1e-4);
+  ExpectOpMatches(
+      "Conv2D", {Random<float>(S({1, 11, 11, 2}), rng), Random<float>(S({3, 3, 2, 2}), rng)},
+      {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}, {"dilations", IntList{1, 2, 2, 1}}}, 1e-4,
+      1e-4);
   ExpectOpMatches("Conv2D", {Random<float>(S({1, 6, 6, 3}), rng), Random<float>(S({3, 3, 3, 4}), rng)},
                   {{"padding", std::string("EXPLICIT")},
                    {"strides", IntList{1, 1, 1, 1}},
@@ -95,7 +96,8 @@ TEST(GpuNnKernelsTest, Conv2DAndPoolsNhwc) {
   // SAME with an even kernel pads one side more: the CPU runs it.
   ExpectOpMatches("Conv2D", {Random<float>(S({1, 8, 8, 3}), rng), Random<float>(S({2, 2, 3, 4}), rng)}, same, 1e-4,
                   1e-4, /*expect_on_gpu=*/false);
-  const AttrMap pool = {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}};
+  const AttrMap pool = {
+      {"padding", std::string("VALID")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}};
   const AttrMap pool_same = {
       {"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}, {"ksize", IntList{1, 3, 3, 1}}};
   for (const AttrMap* attrs : {&pool, &pool_same}) {

@@ -18,8 +18,7 @@ class GpuSupportTest : public ::testing::Test {
   GpuSupportTest() { RegisterGpuKernels(table_, nullptr); }
 
   // Whether the GPU claims node "n" = op(placeholders of `inputs`) with `attrs`.
-  bool Supports(const std::string& op, const std::vector<std::pair<DType, PartialShape>>& inputs,
-                AttrMap attrs = {}) {
+  bool Supports(const std::string& op, const std::vector<std::pair<DType, PartialShape>>& inputs, AttrMap attrs = {}) {
     Graph& g = graphs_.emplace_back();
     NodeSpec spec{.name = "n", .op = op, .attrs = std::move(attrs)};
     for (size_t i = 0; i < inputs.size(); ++i) {
@@ -59,7 +58,8 @@ TEST_F(GpuSupportTest, Elementwise) {
 }
 
 TEST_F(GpuSupportTest, FusedElementwise) {
-  EXPECT_TRUE(Supports("FusedElementwise", {{kF, P({2, 3})}, {kF, P({})}}, {{"program", std::string("Mul x0 x1; Relu t0")}}));
+  EXPECT_TRUE(
+      Supports("FusedElementwise", {{kF, P({2, 3})}, {kF, P({})}}, {{"program", std::string("Mul x0 x1; Relu t0")}}));
   std::string long_program = "Neg x0";
   for (int i = 0; i < 64; ++i) long_program += "; Neg t" + std::to_string(i);  // 65 instructions
   EXPECT_FALSE(Supports("FusedElementwise", {{kF, P({2})}}, {{"program", long_program}}));
@@ -98,12 +98,14 @@ TEST_F(GpuSupportTest, ConvAndPools) {
   EXPECT_FALSE(Supports("ConvTransposeND", {{kF, P({1, 3, 8, 8})}, {kF, P({3, 4, 3, 3})}}));
   const AttrMap same = {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}};
   EXPECT_TRUE(Supports("Conv2D", {{kF, P({1, 8, 8, 3})}, {kF, P({3, 3, 3, 4})}}, same));
-  EXPECT_FALSE(Supports("Conv2D", {{kF, P({1, 8, 8, 3})}, {kF, P({2, 2, 3, 4})}}, same));  // pads 0 / 1
+  EXPECT_FALSE(Supports("Conv2D", {{kF, P({1, 8, 8, 3})}, {kF, P({2, 2, 3, 4})}}, same));   // pads 0 / 1
   EXPECT_FALSE(Supports("Conv2D", {{kF, P({1, -1, 8, 3})}, {kF, P({3, 3, 3, 4})}}, same));  // height unknown
-  EXPECT_TRUE(Supports("MaxPool", {{kF, P({1, 8, 8, 3})}},
-                       {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}}));
-  EXPECT_FALSE(Supports("AvgPool", {{kF, P({1, 7, 7, 3})}},  // SAME pads 0 before, 1 after
-                        {{"padding", std::string("SAME")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}}));
+  EXPECT_TRUE(
+      Supports("MaxPool", {{kF, P({1, 8, 8, 3})}},
+               {{"padding", std::string("VALID")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}}));
+  EXPECT_FALSE(
+      Supports("AvgPool", {{kF, P({1, 7, 7, 3})}},  // SAME pads 0 before, 1 after
+               {{"padding", std::string("SAME")}, {"strides", IntList{1, 2, 2, 1}}, {"ksize", IntList{1, 2, 2, 1}}}));
   const AttrMap pool = {{"kernel_shape", IntList{2, 2}}, {"strides", IntList{2, 2}}};
   EXPECT_TRUE(Supports("MaxPoolND", {x}, pool));
   EXPECT_TRUE(Supports("AvgPoolND", {x}, pool));

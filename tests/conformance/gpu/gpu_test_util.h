@@ -40,19 +40,19 @@ inline const GpuOrReason& Gpu() {
   return *gpu;
 }
 
-#define GRAPHD_REQUIRE_GPU()                                                        \
-  do {                                                                              \
-    if (::graphd::executor::test::Gpu().device == nullptr) {                        \
+#define GRAPHD_REQUIRE_GPU()                                                       \
+  do {                                                                             \
+    if (::graphd::executor::test::Gpu().device == nullptr) {                       \
       GTEST_SKIP() << "no GPU device: " << ::graphd::executor::test::Gpu().reason; \
-    }                                                                               \
+    }                                                                              \
   } while (0)
 
-#define GRAPHD_SKIP_WITHOUT_GPU()                                                                     \
-  do {                                                                                                \
-    if (::graphd::executor::test::Gpu().device == nullptr) {                                          \
-      GTEST_SKIP() << "no GPU device (graphs, CPU runs and placement checked): "                      \
-                   << ::graphd::executor::test::Gpu().reason;                                         \
-    }                                                                                                 \
+#define GRAPHD_SKIP_WITHOUT_GPU()                                                \
+  do {                                                                           \
+    if (::graphd::executor::test::Gpu().device == nullptr) {                     \
+      GTEST_SKIP() << "no GPU device (graphs, CPU runs and placement checked): " \
+                   << ::graphd::executor::test::Gpu().reason;                    \
+    }                                                                            \
   } while (0)
 
 // Whether the GPU claims `node`: the device's SupportsOp, or without a GPU the same
