@@ -2,7 +2,10 @@
 
 #include <dlfcn.h>
 
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 
@@ -17,12 +20,27 @@ std::string DlError() {
 // Resolves symbols of one library into typed table entries; remembers the first failure.
 class Loader {
  public:
+  // Tries `library` by name (the loader's search path), then, for a bare name, in
+  // $GRAPHD_CUDA_LIB_DIR and the CUDA toolkit's library folders; the error quotes the
+  // first dlerror().
   explicit Loader(const char* library) : library_(library) {
     handle_ = dlopen(library, RTLD_NOW | RTLD_LOCAL);
-    if (handle_ == nullptr) {
-      status_ =
-          errors::FailedPrecondition(absl::StrCat("cannot load ", library, " (needed by the GPU device): ", DlError()));
+    if (handle_ != nullptr) return;
+    const std::string first_error = DlError();
+    if (std::strchr(library, '/') == nullptr) {
+      std::vector<std::string> dirs;
+      if (const char* dir = std::getenv("GRAPHD_CUDA_LIB_DIR"); dir != nullptr && *dir != '\0') dirs.push_back(dir);
+      dirs.insert(dirs.end(),
+                  {"/usr/local/cuda/lib64", "/usr/local/cuda/lib", "/usr/local/cuda/targets/x86_64-linux/lib"});
+      for (const std::string& dir : dirs) {
+        handle_ = dlopen(absl::StrCat(dir, "/", library).c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (handle_ != nullptr) return;
+      }
     }
+    status_ = errors::FailedPrecondition(absl::StrCat("cannot load ", library,
+                                                      " (needed by the GPU device; also looked in "
+                                                      "$GRAPHD_CUDA_LIB_DIR and /usr/local/cuda/lib64): ",
+                                                      first_error));
   }
 
   template <typename F>

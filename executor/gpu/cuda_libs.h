@@ -53,7 +53,9 @@ struct CudnnApi {
   decltype(&cudnnPoolingForward) PoolingForward;
 };
 
-// Loads the table from `library` (a fresh dlopen each call; for tests). FailedPrecondition
+// Loads the table from `library` (a fresh dlopen each call; for tests): by name through
+// the loader's search path, else from $GRAPHD_CUDA_LIB_DIR, /usr/local/cuda/lib64,
+// /usr/local/cuda/lib or /usr/local/cuda/targets/x86_64-linux/lib. FailedPrecondition
 // naming the library and dlerror() when it cannot be opened or lacks a symbol.
 StatusOr<CublasApi> LoadCublasFrom(const char* library);
 StatusOr<CudnnApi> LoadCudnnFrom(const char* library);

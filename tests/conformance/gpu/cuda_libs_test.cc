@@ -3,6 +3,13 @@
 // libraries (present on the build machines under /usr/local/cuda), so it runs here.
 #include "executor/gpu/cuda_libs.h"
 
+#include <dlfcn.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <string>
+
 #include "executor/gpu/gpu_runtime.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -30,6 +37,26 @@ TEST(CudaLibsTest, MissingSymbolIsFailedPreconditionNamingIt) {
   ASSERT_FALSE(blas.ok());
   EXPECT_EQ(blas.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(blas.status().message(), HasSubstr("libm.so.6 has no symbol cublasCreate_v2"));
+}
+
+// A library outside the loader's search path is found through $GRAPHD_CUDA_LIB_DIR.
+TEST(CudaLibsTest, LooksInGraphdCudaLibDir) {
+  StatusOr<const CublasApi*> real = Cublas();
+  if (!real.ok()) GTEST_SKIP() << real.status();
+  Dl_info info{};
+  ASSERT_NE(dladdr(reinterpret_cast<void*>((*real)->Sgemm), &info), 0);
+  const std::string dir = ::testing::TempDir() + "graphd_cuda_lib_dir";
+  mkdir(dir.c_str(), 0755);
+  const std::string link = dir + "/libgraphd_renamed_blas.so.13";
+  unlink(link.c_str());
+  ASSERT_EQ(symlink(info.dli_fname, link.c_str()), 0) << info.dli_fname;
+  EXPECT_FALSE(LoadCublasFrom("libgraphd_renamed_blas.so.13").ok());
+  setenv("GRAPHD_CUDA_LIB_DIR", dir.c_str(), 1);
+  StatusOr<CublasApi> found = LoadCublasFrom("libgraphd_renamed_blas.so.13");
+  unsetenv("GRAPHD_CUDA_LIB_DIR");
+  unlink(link.c_str());
+  ASSERT_TRUE(found.ok()) << found.status();
+  EXPECT_NE(found->Sgemm, nullptr);
 }
 
 TEST(CudaLibsTest, LoadsTheRealLibraries) {
