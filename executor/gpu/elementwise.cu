@@ -23,6 +23,10 @@ __device__ __forceinline__ T Apply(T x, T y) {
   if constexpr (K == BinaryKind::kDiv) return x / y;
   if constexpr (K == BinaryKind::kMax) return x < y ? y : x;  // std::max
   if constexpr (K == BinaryKind::kMin) return y < x ? y : x;  // std::min
+  if constexpr (K == BinaryKind::kPow) {
+    if constexpr (std::is_same_v<T, float>) return powf(x, y);
+    return T{};  // not launched for integers
+  }
 }
 
 template <typename T, BinaryKind K>
@@ -75,6 +79,9 @@ cudaError_t BinaryOf(BinaryKind kind, const void* a, const void* b, void* out, i
       return Binary<T, BinaryKind::kMax>(a, b, out, n, index, stream);
     case BinaryKind::kMin:
       return Binary<T, BinaryKind::kMin>(a, b, out, n, index, stream);
+    case BinaryKind::kPow:
+      if constexpr (std::is_same_v<T, float>) return Binary<T, BinaryKind::kPow>(a, b, out, n, index, stream);
+      return cudaErrorInvalidValue;
   }
   return cudaErrorInvalidValue;
 }
@@ -92,6 +99,19 @@ __device__ __forceinline__ float UnaryF(float x) {
   if constexpr (K == UnaryKind::kSqrt) return sqrtf(x);
   if constexpr (K == UnaryKind::kRsqrt) return 1.f / sqrtf(x);
   if constexpr (K == UnaryKind::kSquare) return x * x;
+  if constexpr (K == UnaryKind::kSign) return x > 0.f ? 1.f : (x < 0.f ? -1.f : x);  // keeps 0, -0, NaN
+  if constexpr (K == UnaryKind::kReciprocal) return 1.f / x;
+  if constexpr (K == UnaryKind::kFloor) return floorf(x);
+  if constexpr (K == UnaryKind::kCeil) return ceilf(x);
+  if constexpr (K == UnaryKind::kRound) return rintf(x);  // half to even
+  if constexpr (K == UnaryKind::kErf) return erff(x);
+  if constexpr (K == UnaryKind::kSin) return sinf(x);
+  if constexpr (K == UnaryKind::kCos) return cosf(x);
+  if constexpr (K == UnaryKind::kGeluErf) return 0.5f * x * (1.f + erff(x / sqrtf(2.f)));
+  if constexpr (K == UnaryKind::kGeluTanh) {
+    const float k = sqrtf(2.f / 3.14159265358979323846f);
+    return 0.5f * x * (1.f + tanhf(k * (x + 0.044715f * x * x * x)));
+  }
 }
 
 template <UnaryKind K>
@@ -108,6 +128,7 @@ __global__ void UnaryInt(const T* x, T* y, int64_t n) {
     if constexpr (K == UnaryKind::kNeg) y[i] = -v;
     if constexpr (K == UnaryKind::kAbs) y[i] = v < 0 ? -v : v;
     if constexpr (K == UnaryKind::kSquare) y[i] = v * v;
+    if constexpr (K == UnaryKind::kSign) y[i] = static_cast<T>((v > 0) - (v < 0));
   }
 }
 
@@ -130,6 +151,9 @@ cudaError_t Int(UnaryKind kind, const void* x, void* y, int64_t n, cudaStream_t 
       break;
     case UnaryKind::kSquare:
       UnaryInt<T, UnaryKind::kSquare><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
+      break;
+    case UnaryKind::kSign:
+      UnaryInt<T, UnaryKind::kSign><<<Blocks(n), kThreads, 0, stream>>>(in, out, n);
       break;
     default:
       return cudaErrorInvalidValue;
@@ -214,6 +238,26 @@ cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, i
       return Float<UnaryKind::kRsqrt>(x, y, n, stream);
     case UnaryKind::kSquare:
       return Float<UnaryKind::kSquare>(x, y, n, stream);
+    case UnaryKind::kSign:
+      return Float<UnaryKind::kSign>(x, y, n, stream);
+    case UnaryKind::kReciprocal:
+      return Float<UnaryKind::kReciprocal>(x, y, n, stream);
+    case UnaryKind::kFloor:
+      return Float<UnaryKind::kFloor>(x, y, n, stream);
+    case UnaryKind::kCeil:
+      return Float<UnaryKind::kCeil>(x, y, n, stream);
+    case UnaryKind::kRound:
+      return Float<UnaryKind::kRound>(x, y, n, stream);
+    case UnaryKind::kErf:
+      return Float<UnaryKind::kErf>(x, y, n, stream);
+    case UnaryKind::kSin:
+      return Float<UnaryKind::kSin>(x, y, n, stream);
+    case UnaryKind::kCos:
+      return Float<UnaryKind::kCos>(x, y, n, stream);
+    case UnaryKind::kGeluErf:
+      return Float<UnaryKind::kGeluErf>(x, y, n, stream);
+    case UnaryKind::kGeluTanh:
+      return Float<UnaryKind::kGeluTanh>(x, y, n, stream);
   }
   return cudaErrorInvalidValue;
 }

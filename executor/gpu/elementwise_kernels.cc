@@ -1,6 +1,6 @@
 // Elementwise kernels on the GPU: Add, Sub, Mul, Div, Maximum, Minimum (float32, int32,
-// int64; NumPy broadcasting up to rank 8), unary math, and Cast between float32, int32,
-// int64 and bool. The CUDA code is in elementwise.cu.
+// int64) and Pow (float32) with NumPy broadcasting up to rank 8, unary math and Gelu,
+// and Cast between float32, int32, int64 and bool. The CUDA code is in elementwise.cu.
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
@@ -130,6 +130,16 @@ void RegisterGpuElementwiseKernels(GpuKernelTable& table, const std::shared_ptr<
   const std::pair<const char*, BinaryKind> binary[] = {{"Add", BinaryKind::kAdd},     {"Sub", BinaryKind::kSub},
                                                        {"Mul", BinaryKind::kMul},     {"Div", BinaryKind::kDiv},
                                                        {"Maximum", BinaryKind::kMax}, {"Minimum", BinaryKind::kMin}};
+  auto binary_accept = [](const Node& node) {
+    const DType d = node.output(0).dtype;
+    return KnownSmallRanks(node) && InputDType(node, 0) == d && InputDType(node, 1) == d;
+  };
+  table.Add(
+      "Pow", {DType::kFloat32},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        return std::unique_ptr<OpKernel>(new BinaryKernel(runtime, BinaryKind::kPow, ElemType::kFloat32));
+      },
+      binary_accept);
   for (const auto& [op, kind] : binary) {
     table.Add(
         op, {DType::kFloat32, DType::kInt32, DType::kInt64},
@@ -138,17 +148,16 @@ void RegisterGpuElementwiseKernels(GpuKernelTable& table, const std::shared_ptr<
           if (!OutputType(node, &type)) return errors::Unimplemented("dtype");
           return std::unique_ptr<OpKernel>(new BinaryKernel(runtime, kind, type));
         },
-        [](const Node& node) {
-          const DType d = node.output(0).dtype;
-          return KnownSmallRanks(node) && InputDType(node, 0) == d && InputDType(node, 1) == d;
-        });
+        binary_accept);
   }
   const std::pair<const char*, UnaryKind> float_only[] = {
-      {"Relu", UnaryKind::kRelu}, {"Relu6", UnaryKind::kRelu6}, {"Sigmoid", UnaryKind::kSigmoid},
-      {"Tanh", UnaryKind::kTanh}, {"Exp", UnaryKind::kExp},     {"Log", UnaryKind::kLog},
-      {"Sqrt", UnaryKind::kSqrt}, {"Rsqrt", UnaryKind::kRsqrt}};
+      {"Relu", UnaryKind::kRelu},   {"Relu6", UnaryKind::kRelu6}, {"Sigmoid", UnaryKind::kSigmoid},
+      {"Tanh", UnaryKind::kTanh},   {"Exp", UnaryKind::kExp},     {"Log", UnaryKind::kLog},
+      {"Sqrt", UnaryKind::kSqrt},   {"Rsqrt", UnaryKind::kRsqrt}, {"Reciprocal", UnaryKind::kReciprocal},
+      {"Floor", UnaryKind::kFloor}, {"Ceil", UnaryKind::kCeil},   {"Round", UnaryKind::kRound},
+      {"Erf", UnaryKind::kErf},     {"Sin", UnaryKind::kSin},     {"Cos", UnaryKind::kCos}};
   const std::pair<const char*, UnaryKind> signed_too[] = {
-      {"Neg", UnaryKind::kNeg}, {"Abs", UnaryKind::kAbs}, {"Square", UnaryKind::kSquare}};
+      {"Neg", UnaryKind::kNeg}, {"Abs", UnaryKind::kAbs}, {"Square", UnaryKind::kSquare}, {"Sign", UnaryKind::kSign}};
   auto unary_factory = [runtime](UnaryKind kind) {
     return [runtime, kind](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
       ElemType type;
@@ -161,6 +170,13 @@ void RegisterGpuElementwiseKernels(GpuKernelTable& table, const std::shared_ptr<
   for (const auto& [op, kind] : signed_too) {
     table.Add(op, {DType::kFloat32, DType::kInt32, DType::kInt64}, unary_factory(kind), same_dtype);
   }
+  table.Add(
+      "Gelu", {DType::kFloat32},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        const UnaryKind kind = AttrOr<bool>(node, "approximate", false) ? UnaryKind::kGeluTanh : UnaryKind::kGeluErf;
+        return std::unique_ptr<OpKernel>(new UnaryKernel(runtime, kind, ElemType::kFloat32));
+      },
+      same_dtype);
   table.Add(
       "Cast", {DType::kFloat32, DType::kInt32, DType::kInt64, DType::kBool},
       [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {

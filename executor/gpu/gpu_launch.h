@@ -15,9 +15,12 @@ inline constexpr int kMaxKernelRank = 8;
 
 enum class ElemType : int { kFloat32, kInt32, kInt64, kBool };
 
-enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax, kMin };
+enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
 
-enum class UnaryKind : int { kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kNeg, kAbs, kSqrt, kRsqrt, kSquare };
+enum class UnaryKind : int {
+  kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kNeg, kAbs, kSqrt, kRsqrt, kSquare,  // NOLINT
+  kSign, kReciprocal, kFloor, kCeil, kRound, kErf, kSin, kCos, kGeluErf, kGeluTanh  // NOLINT
+};
 
 // NumPy broadcasting: the output's dims, and for each operand the element stride of
 // each output dim (0 where the operand's dim is 1 or missing).
@@ -29,11 +32,12 @@ struct BroadcastIndex {
 };
 
 // out[i] = a[i] op b[i] for `n` elements; `index` null: a, b and out have one shape.
-// Types: float32, int32, int64 (Div on integers truncates as C++).
+// Types: float32, int32, int64 (Div on integers truncates as C++); kPow float32 only.
 cudaError_t LaunchBinary(BinaryKind kind, ElemType type, const void* a, const void* b, void* out, int64_t n,
                          const BroadcastIndex* index, cudaStream_t stream);
 
-// y = f(x). float32: every kind; int32/int64: kNeg, kAbs, kSquare.
+// y = f(x). float32: every kind (kRound: half to even; kGelu*: TensorFlow's exact and
+// tanh-approximate GELU); int32/int64: kNeg, kAbs, kSquare, kSign.
 cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, int64_t n, cudaStream_t stream);
 
 // y = static_cast<dst>(x) (to bool: x != 0).

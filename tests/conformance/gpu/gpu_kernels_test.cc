@@ -35,6 +35,9 @@ const std::vector<std::pair<Shape, Shape>> kBroadcastCases = {
 
 TEST(GpuKernelsTest, Binary) {
   std::mt19937 rng(1);
+  for (const auto& [a, b] : kBroadcastCases) {
+    ExpectOpMatches("Pow", {Random<float>(a, rng, 0.1, 3), Random<float>(b, rng, -3, 3)});
+  }
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Maximum", "Minimum"}) {
     for (DType dtype : {DType::kFloat32, DType::kInt32, DType::kInt64}) {
       for (const auto& [a, b] : kBroadcastCases) {
@@ -52,13 +55,22 @@ TEST(GpuKernelsTest, Binary) {
 TEST(GpuKernelsTest, Unary) {
   std::mt19937 rng(2);
   const std::vector<Shape> shapes = {S({7}), S({3, 4, 5}), S({0, 2}), S({}), S({100000})};
-  for (const char* op : {"Relu", "Relu6", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Square"}) {
-    for (const Shape& s : shapes) ExpectOpMatches(op, {Random<float>(s, rng, -8, 8)});
+  for (const char* op : {"Relu", "Relu6", "Sigmoid", "Tanh", "Exp", "Neg", "Abs", "Square", "Sign", "Floor", "Ceil",
+                         "Round", "Erf", "Sin", "Cos", "Gelu"}) {
+    for (const Shape& s : shapes) ExpectOpMatches(op, {Random<float>(s, rng, -8, 8)}, {}, 1e-4, 1e-6);
+  }
+  for (const Shape& s : shapes) {
+    ExpectOpMatches("Gelu", {Random<float>(s, rng, -8, 8)}, {{"approximate", true}}, 1e-4, 1e-6);
+    ExpectOpMatches("Reciprocal", {Random<float>(s, rng, 0.1, 8)});
+    // Round: halves round to even.
+    Tensor halves = Random<float>(s, rng, -8, 8);
+    for (float& v : halves.flat<float>()) v = std::round(v) + 0.5f;
+    ExpectOpMatches("Round", {halves}, {}, 0, 0);
   }
   for (const char* op : {"Log", "Sqrt", "Rsqrt"}) {
     for (const Shape& s : shapes) ExpectOpMatches(op, {Random<float>(s, rng, 0.01, 50)});
   }
-  for (const char* op : {"Neg", "Abs", "Square"}) {
+  for (const char* op : {"Neg", "Abs", "Square", "Sign"}) {
     for (const Shape& s : shapes) {
       ExpectOpMatches(op, {Random<int32_t>(s, rng, -1000, 1000)});
       ExpectOpMatches(op, {Random<int64_t>(s, rng, -100000, 100000)});

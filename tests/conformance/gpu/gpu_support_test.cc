@@ -44,12 +44,17 @@ TEST_F(GpuSupportTest, Elementwise) {
   EXPECT_FALSE(Supports("Add", {{DType::kFloat64, P({2})}, {DType::kFloat64, P({2})}}));
   EXPECT_FALSE(Supports("Add", {{kF, PartialShape::UnknownRank()}, {kF, P({2})}}));
   EXPECT_FALSE(Supports("Add", {{kF, P({1, 1, 1, 1, 1, 1, 1, 1, 2})}, {kF, P({2})}}));  // rank 9
-  EXPECT_FALSE(Supports("Pow", {{kF, P({2})}, {kF, P({2})}}));
+  EXPECT_TRUE(Supports("Pow", {{kF, P({2})}, {kF, P({2})}}));
+  EXPECT_FALSE(Supports("Pow", {{DType::kInt32, P({2})}, {DType::kInt32, P({2})}}));
+  EXPECT_FALSE(Supports("FloorMod", {{kF, P({2})}, {kF, P({2})}}));
   EXPECT_TRUE(Supports("Relu", {{kF, P({2})}}));
   EXPECT_FALSE(Supports("Relu", {{DType::kFloat64, P({2})}}));
   EXPECT_TRUE(Supports("Abs", {{DType::kInt32, P({2})}}));
   EXPECT_FALSE(Supports("Exp", {{DType::kFloat64, P({2})}}));
-  EXPECT_FALSE(Supports("Floor", {{kF, P({2})}}));
+  EXPECT_TRUE(Supports("Floor", {{kF, P({2})}}));
+  EXPECT_TRUE(Supports("Sign", {{DType::kInt64, P({2})}}));
+  EXPECT_TRUE(Supports("Gelu", {{kF, P({2})}}, {{"approximate", true}}));
+  EXPECT_FALSE(Supports("Atan", {{kF, P({2})}}));
   EXPECT_TRUE(Supports("Cast", {{DType::kBool, P({2})}}, {{"DstT", DType::kFloat32}}));
   EXPECT_TRUE(Supports("Cast", {{kF, P({2})}}, {{"DstT", DType::kInt64}}));
   EXPECT_FALSE(Supports("Cast", {{DType::kFloat64, P({2})}}, {{"DstT", DType::kFloat32}}));
