@@ -2,9 +2,12 @@
 // (SAME padding excluding the padded cells, as TensorFlow), float32. Each runs as
 // the channels-first cuDNN op (cudnn_ops.h) between permutations: x [N, H, W, C] ->
 // [N, C, H, W], Conv2D's filter [KH, KW, I, O] -> [O, I, KH, KW], and the result back
-// to [N, OH, OW, C]. cuDNN pads symmetrically, so a node is claimed only when its input
-// size is known and its padding (SAME, VALID or EXPLICIT) is the same on both sides of
-// each spatial dim; others (e.g. SAME with an odd total padding) run on the CPU.
+// to [N, OH, OW, C] (a Const filter is permuted once). cuDNN pads symmetrically, so a
+// node is claimed only when its input size is known and its padding (SAME, VALID or
+// EXPLICIT) is the same on both sides of each spatial dim; others (e.g. SAME with an
+// odd total padding) run on the CPU.
+#include <mutex>
+
 #include "absl/strings/str_cat.h"
 #include "core/ops/conv_util.h"
 #include "executor/gpu/cudnn_ops.h"
@@ -38,7 +41,10 @@ StatusOr<ops::WindowNd> WindowFor(const ops::Conv2DAttrs& a, int64_t in_h, int64
 class Conv2DKernel : public GpuKernel {
  public:
   Conv2DKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node, ops::Conv2DAttrs attrs)
-      : GpuKernel(runtime), conv_(runtime, node.name()), a_(std::move(attrs)) {}
+      : GpuKernel(runtime),
+        conv_(runtime, node.name()),
+        a_(std::move(attrs)),
+        constant_filter_(node.inputs()[1].node->op_name() == "Const") {}
 
  protected:
   Status Run(KernelContext& ctx, cudaStream_t stream) override {
@@ -51,16 +57,37 @@ class Conv2DKernel : public GpuKernel {
     ASSIGN_OR_RETURN(ops::WindowNd w,
                      WindowFor(a_, x.shape().dim(1), x.shape().dim(2), f.shape().dim(0), f.shape().dim(1)));
     ASSIGN_OR_RETURN(Tensor xt, Permuted(runtime(), x, kToNchw, stream));
-    ASSIGN_OR_RETURN(Tensor ft, Permuted(runtime(), f, kHwioToOihw, stream));
+    ASSIGN_OR_RETURN(Tensor ft, Filter(f, stream));
     ASSIGN_OR_RETURN(Tensor yt, conv_.Forward(w, 1, xt, ft, stream));
     ASSIGN_OR_RETURN(Tensor y, Permuted(runtime(), yt, kToNhwc, stream));
     ctx.set_output(0, std::move(y));
     return absl::OkStatus();
   }
 
+  // The filter as [O, I, KH, KW]. A Const filter's device tensor is the same every run
+  // (unless a value is fed in its place): its permutation is made once and kept with
+  // the source tensor, whose buffer it is recognised by (kept alive, so never reused).
+  StatusOr<Tensor> Filter(const Tensor& f, cudaStream_t stream) {
+    if (!constant_filter_) return Permuted(runtime(), f, kHwioToOihw, stream);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cached_source_.buffer() == f.buffer() && cached_source_.shape() == f.shape()) return cached_;
+    }
+    ASSIGN_OR_RETURN(Tensor ft, Permuted(runtime(), f, kHwioToOihw, stream));
+    // Other threads' streams will read it: finish it first.
+    RETURN_IF_ERROR(CudaCall(cudaStreamSynchronize(stream), "cudaStreamSynchronize (Conv2D filter)"));
+    std::lock_guard<std::mutex> lock(mu_);
+    cached_source_ = f;
+    cached_ = ft;
+    return ft;
+  }
+
  private:
   CudnnConv conv_;
   const ops::Conv2DAttrs a_;
+  const bool constant_filter_;
+  std::mutex mu_;
+  Tensor cached_source_, cached_;  // guarded by mu_
 };
 
 class Pool2DKernel : public GpuKernel {

@@ -108,6 +108,37 @@ TEST(GpuNnKernelsTest, Conv2DAndPoolsNhwc) {
   GRAPHD_SKIP_WITHOUT_GPU();
 }
 
+// A Const filter is permuted once per kernel: later runs of the same plan reuse it.
+TEST(GpuNnKernelsTest, Conv2DConstFilterAcrossRuns) {
+  std::mt19937 rng(20);
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, S({1, 7, 7, 3}));
+  const Node* f =
+      g.AddNode({.name = "f", .op = "Const", .attrs = {{"value", Random<float>(S({3, 3, 3, 4}), rng)}}}).value();
+  ASSERT_TRUE(g.AddNode({.name = "out",
+                         .op = "Conv2D",
+                         .inputs = {{x, 0}, {f, 0}},
+                         .attrs = {{"padding", std::string("SAME")}, {"strides", IntList{1, 1, 1, 1}}}})
+                  .ok());
+  std::vector<Tensor> inputs = {Random<float>(S({1, 7, 7, 3}), rng), Random<float>(S({1, 7, 7, 3}), rng)};
+  ExpectGpuMatchesCpu(g, {{"x", inputs[0]}}, {"out"}, 1e-4, 1e-4);
+  GRAPHD_SKIP_WITHOUT_GPU();
+  const std::vector<std::string> feeds = {"x"}, fetches = {"out"};
+  StatusOr<ExecutionSpec> spec = compiler::Prune(g, feeds, fetches, {});
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  StatusOr<std::unique_ptr<const Plan>> plan = Plan::Build(*spec, *Gpu().device);
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const Tensor& in : inputs) {
+    StatusOr<std::vector<Tensor>> want = RunGraph(g, {{"x", in}}, {"out"});
+    ASSERT_TRUE(want.ok()) << want.status();
+    VariableStore vars;
+    CancellationToken token;
+    StatusOr<std::vector<Tensor>> got = Execute(**plan, {in}, {.variables = &vars, .cancellation = &token});
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectSameResult((*got)[0], (*want)[0], 1e-4, 1e-4);
+  }
+}
+
 TEST(GpuNnKernelsTest, Pools) {
   std::mt19937 rng(14);
   const std::vector<std::pair<Shape, AttrMap>> cases = {
