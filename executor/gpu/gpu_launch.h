@@ -18,8 +18,27 @@ enum class ElemType : int { kFloat32, kInt32, kInt64, kBool };
 enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };
 
 enum class UnaryKind : int {
-  kRelu, kRelu6, kSigmoid, kTanh, kExp, kLog, kNeg, kAbs, kSqrt, kRsqrt, kSquare,  // NOLINT
-  kSign, kReciprocal, kFloor, kCeil, kRound, kErf, kSin, kCos, kGeluErf, kGeluTanh  // NOLINT
+  kRelu,
+  kRelu6,
+  kSigmoid,
+  kTanh,
+  kExp,
+  kLog,
+  kNeg,
+  kAbs,
+  kSqrt,
+  kRsqrt,
+  kSquare,  // NOLINT
+  kSign,
+  kReciprocal,
+  kFloor,
+  kCeil,
+  kRound,
+  kErf,
+  kSin,
+  kCos,
+  kGeluErf,
+  kGeluTanh  // NOLINT
 };
 
 // NumPy broadcasting: the output's dims, and for each operand the element stride of
@@ -43,9 +62,10 @@ cudaError_t LaunchUnary(UnaryKind kind, ElemType type, const void* x, void* y, i
 // y = static_cast<dst>(x) (to bool: x != 0).
 cudaError_t LaunchCast(ElemType src, ElemType dst, const void* x, void* y, int64_t n, cudaStream_t stream);
 
-// y = x with its dims permuted (Transpose) or broadcast (zero strides; BroadcastTo):
-// output element i, split into coordinates over `dims` (the output's), reads x at
-// sum(coord * in_strides). Any element size of 1, 2, 4 or
+// y = x with its dims permuted (Transpose), broadcast (zero strides; BroadcastTo) or
+// sliced (Slice, StridedSlice; x then points at the first element read, and strides
+// may be negative): output element i, split into coordinates over `dims` (the
+// output's), reads x at sum(coord * in_strides). Any element size of 1, 2, 4 or
 // 8 bytes (the bits are moved, whatever the dtype).
 struct PermuteIndex {
   int rank = 0;

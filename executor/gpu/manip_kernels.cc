@@ -1,8 +1,9 @@
-// Transpose and BroadcastTo (gathers over permuted or zero strides, permute.cu) and
-// ConcatV2 (one strided 2-D copy per input, cudaMemcpy2DAsync) on the GPU, for every
-// fixed-size dtype.
+// Transpose, BroadcastTo, Slice and StridedSlice (gathers over permuted, zero or
+// slicing strides, permute.cu) and ConcatV2 (one strided 2-D copy per input,
+// cudaMemcpy2DAsync) on the GPU, for every fixed-size dtype.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/ops/strided_slice.h"
 #include "executor/gpu/cudnn_ops.h"
 #include "executor/gpu/gpu_kernels.h"
 
@@ -40,6 +41,104 @@ class TransposeKernel : public GpuKernel {
  private:
   const bool has_perm_;
   const IntList perm_;
+};
+
+// y (shape `out`) = the elements of x at base + sum(coord[d] * strides[d]) for each
+// coordinate of `dims` (row-major; strides may be negative): Slice and StridedSlice.
+StatusOr<Tensor> StridedGather(const GpuRuntime& rt, DType dtype, const Tensor& x, int64_t base,
+                               const std::vector<int64_t>& dims, const std::vector<int64_t>& strides, const Shape& out,
+                               cudaStream_t stream) {
+  if (dims.size() > static_cast<size_t>(kMaxKernelRank)) {
+    return errors::InvalidArgument(absl::StrCat("rank ", dims.size(), " exceeds ", kMaxKernelRank));
+  }
+  PermuteIndex index;
+  index.rank = static_cast<int>(dims.size());
+  for (int d = 0; d < index.rank; ++d) {
+    index.dims[d] = dims[d];
+    index.in_strides[d] = strides[d];
+  }
+  ASSIGN_OR_RETURN(Tensor y, rt.Allocate(dtype, out, stream));
+  if (y.num_elements() == 0) return y;
+  const size_t elem = DTypeSize(dtype);
+  const char* src = static_cast<const char*>(x.raw_data()) + base * static_cast<int64_t>(elem);
+  RETURN_IF_ERROR(CudaCall(LaunchPermute(static_cast<int>(elem), src, y.raw_data(), y.num_elements(), index, stream),
+                           "slice kernel launch"));
+  return y;
+}
+
+std::vector<int64_t> RowMajorStrides(const Shape& s) {
+  std::vector<int64_t> strides(s.rank());
+  int64_t stride = 1;
+  for (int d = s.rank() - 1; d >= 0; --d) {
+    strides[d] = stride;
+    stride *= s.dim(d);
+  }
+  return strides;
+}
+
+class SliceKernel : public GpuKernel {
+ public:
+  SliceKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node)
+      : GpuKernel(std::move(runtime)),
+        begin_(AttrOr<IntList>(node, "begin", {})),
+        size_(AttrOr<IntList>(node, "size", {})) {}
+
+ protected:
+  Status Run(KernelContext& ctx, cudaStream_t stream) override {
+    const Tensor& x = ctx.input(0);
+    const int rank = x.shape().rank();
+    if (static_cast<int>(begin_.size()) != rank || static_cast<int>(size_.size()) != rank) {
+      return errors::InvalidArgument(
+          absl::StrCat("begin and size must have ", rank, " entries for input ", x.shape().ToString()));
+    }
+    const std::vector<int64_t> strides = RowMajorStrides(x.shape());
+    std::vector<int64_t> size = size_;
+    int64_t base = 0;
+    for (int i = 0; i < rank; ++i) {
+      const int64_t d = x.shape().dim(i);
+      if (begin_[i] < 0 || begin_[i] > d) {
+        return errors::InvalidArgument(absl::StrCat("expected begin[", i, "] in [0, ", d, "], got ", begin_[i]));
+      }
+      if (size[i] == -1) size[i] = d - begin_[i];
+      if (size[i] < 0 || begin_[i] + size[i] > d) {
+        return errors::InvalidArgument(
+            absl::StrCat("expected size[", i, "] in [0, ", d - begin_[i], "], got ", size[i]));
+      }
+      base += begin_[i] * strides[i];
+    }
+    ASSIGN_OR_RETURN(Tensor y, StridedGather(runtime(), x.dtype(), x, base, size, strides, Shape(size), stream));
+    ctx.set_output(0, std::move(y));
+    return absl::OkStatus();
+  }
+
+ private:
+  const IntList begin_, size_;
+};
+
+class StridedSliceKernel : public GpuKernel {
+ public:
+  StridedSliceKernel(std::shared_ptr<GpuRuntime> runtime, ops::StridedSliceAttrs attrs)
+      : GpuKernel(std::move(runtime)), attrs_(std::move(attrs)) {}
+
+ protected:
+  Status Run(KernelContext& ctx, cudaStream_t stream) override {
+    const Tensor& x = ctx.input(0);
+    ASSIGN_OR_RETURN(ops::StridedSlicePlan plan, ops::PlanStridedSlice(x.shape(), attrs_));
+    const std::vector<int64_t> in_strides = RowMajorStrides(x.shape());
+    std::vector<int64_t> strides;
+    int64_t base = 0;
+    for (int d = 0; d < x.shape().rank(); ++d) {
+      base += plan.begin[d] * in_strides[d];
+      strides.push_back(plan.strides[d] * in_strides[d]);
+    }
+    ASSIGN_OR_RETURN(Tensor y, StridedGather(runtime(), x.dtype(), x, base, plan.processing_shape, strides,
+                                             Shape(plan.final_shape), stream));
+    ctx.set_output(0, std::move(y));
+    return absl::OkStatus();
+  }
+
+ private:
+  const ops::StridedSliceAttrs attrs_;
 };
 
 // NumPy broadcasting of the input to the `shape` attribute.
@@ -145,6 +244,26 @@ void RegisterGpuManipKernels(GpuKernelTable& table, const std::shared_ptr<GpuRun
         return AcceptFixedSize(node) && s.known_rank() && s.rank() <= kMaxKernelRank &&
                (size == 1 || size == 2 || size == 4 || size == 8);
       });
+  // Input of known rank <= kMaxKernelRank and an element size the gather moves.
+  auto gatherable = [](const Node& node) {
+    const PartialShape& s = node.inputs()[0].node->output(node.inputs()[0].index).shape;
+    const size_t size = DTypeSize(InputDType(node, 0));
+    return AcceptFixedSize(node) && s.known_rank() && s.rank() <= kMaxKernelRank &&
+           (size == 1 || size == 2 || size == 4 || size == 8);
+  };
+  table.Add(
+      "Slice", {DType::kInvalid},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        return std::unique_ptr<OpKernel>(new SliceKernel(runtime, node));
+      },
+      gatherable);
+  table.Add(
+      "StridedSlice", {DType::kInvalid},
+      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+        ASSIGN_OR_RETURN(ops::StridedSliceAttrs attrs, ops::ParseStridedSliceAttrs(node.attrs()));
+        return std::unique_ptr<OpKernel>(new StridedSliceKernel(runtime, std::move(attrs)));
+      },
+      [gatherable](const Node& node) { return gatherable(node) && ops::ParseStridedSliceAttrs(node.attrs()).ok(); });
   table.Add(
       "BroadcastTo", {DType::kInvalid},
       [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {

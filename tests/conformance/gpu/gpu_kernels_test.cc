@@ -155,6 +155,35 @@ TEST(GpuKernelsTest, BroadcastTo) {
   GRAPHD_SKIP_WITHOUT_GPU();
 }
 
+TEST(GpuKernelsTest, Slices) {
+  std::mt19937 rng(22);
+  const Tensor x = Random<float>(S({4, 5, 6}), rng);
+  const Tensor xi = Random<int64_t>(S({4, 5, 6}), rng, -99, 99);
+  ExpectOpMatches("Slice", {x}, {{"begin", IntList{1, 0, 2}}, {"size", IntList{2, -1, 3}}}, 0, 0);
+  ExpectOpMatches("Slice", {xi}, {{"begin", IntList{0, 5, 0}}, {"size", IntList{4, 0, 6}}}, 0, 0);  // empty
+  ExpectOpMatches("Slice", {xi}, {{"begin", IntList{0, 0, 0}}, {"size", IntList{-1, -1, -1}}}, 0, 0);
+  auto strided = [](IntList begin, IntList end, IntList strides, int64_t begin_mask, int64_t end_mask,
+                    int64_t shrink = 0, int64_t new_axis = 0, int64_t ellipsis = 0) {
+    return AttrMap{{"begin", begin},
+                   {"end", end},
+                   {"strides", strides},
+                   {"begin_mask", begin_mask},
+                   {"end_mask", end_mask},
+                   {"shrink_axis_mask", shrink},
+                   {"new_axis_mask", new_axis},
+                   {"ellipsis_mask", ellipsis}};
+  };
+  ExpectOpMatches("StridedSlice", {x}, strided({1, 0, 0}, {3, 0, 0}, {1, 2, -1}, 0b110, 0b110), 0,
+                  0);                                                               // x[1:3, ::2, ::-1]
+  ExpectOpMatches("StridedSlice", {xi}, strided({-1}, {0}, {1}, 0, 0, 0b1), 0, 0);  // x[-1]
+  ExpectOpMatches("StridedSlice", {x},
+                  strided({1, 0, 0, 3}, {0, 0, 0, 4}, {1, 1, 2, 1}, 0b0110, 0b0111, 0b1000, 0b0010), 0,
+                  0);  // x[1:, None, ::2, 3]
+  ExpectOpMatches("StridedSlice", {x}, strided({0, 1}, {0, 2}, {1, 1}, 0, 0, 0b10, 0, 0b01), 0, 0);  // x[..., 1]
+  ExpectOpMatches("StridedSlice", {xi}, strided({3, 4, 5}, {0, 0, 0}, {-2, -3, -2}, 0, 0b111), 0, 0);
+  GRAPHD_SKIP_WITHOUT_GPU();
+}
+
 TEST(GpuKernelsTest, ConcatV2) {
   std::mt19937 rng(9);
   ExpectOpMatches("ConcatV2",

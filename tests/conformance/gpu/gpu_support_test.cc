@@ -79,6 +79,9 @@ TEST_F(GpuSupportTest, DataMovement) {
   EXPECT_FALSE(Supports("Placeholder", {}, {{"dtype", kF}}));
   EXPECT_TRUE(Supports("Transpose", {{DType::kFloat16, P({2, 3})}}, {{"perm", IntList{1, 0}}}));
   EXPECT_FALSE(Supports("Transpose", {{DType::kString, P({2, 3})}}, {{"perm", IntList{1, 0}}}));
+  EXPECT_TRUE(Supports("Slice", {{DType::kBool, P({2, 3})}}, {{"begin", IntList{0, 1}}, {"size", IntList{2, 2}}}));
+  EXPECT_TRUE(Supports("StridedSlice", {{kF, P({4, 5})}},
+                       {{"begin", IntList{1}}, {"end", IntList{3}}, {"strides", IntList{-1}}}));
   EXPECT_TRUE(Supports("ConcatV2", {{DType::kInt64, P({2, 3})}, {DType::kInt64, P({1, 3})}}, {{"axis", int64_t{0}}}));
   EXPECT_FALSE(Supports("ConcatV2", {{DType::kString, P({2})}, {DType::kString, P({1})}}, {{"axis", int64_t{0}}}));
 }
