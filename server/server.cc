@@ -75,9 +75,9 @@ GpuSetup GraphdServer::SetUpGpu() {
   setup.release_memory = [device] { device->TrimCache(); };
   setup.memory_stats = [device] { return device->MemoryStats(); };
   gpu_device_ = *std::move(gpu);
-  // conv_layout and elementwise_fusion rewrite for oneDNN's layouts and the CPU's
-  // fused kernel; GPU sessions keep the plain ops their kernels implement.
-  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout", "elementwise_fusion"});
+  // conv_layout rewrites convolution chains for oneDNN's channels-last layouts, which
+  // the GPU kernels do not take; GPU sessions keep channels-first convolutions.
+  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout"});
   setup.device = gpu_device_.get();
   setup.passes = gpu_passes_.get();
   return setup;
@@ -102,7 +102,7 @@ GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
   GRAPHD_LOG_WARN("GRAPHD_TEST_FAKE_GPU={}: device=\"gpu\" sessions run on a fake accelerator in host memory", std::string(mode));
   fake_gpu_host_ = std::make_unique<executor::testing::CheckedHost>();
   gpu_device_ = std::make_unique<executor::testing::FakeAccelerator>(*fake_gpu_host_, accepts, info);
-  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout", "elementwise_fusion"});
+  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout"});
   const auto* fake = static_cast<const executor::testing::FakeAccelerator*>(gpu_device_.get());
   return GpuSetup{.probe = {.devices = {info}},
                   .device = fake,

@@ -1,6 +1,15 @@
-// The CUDA device (issue 6): device memory through the caching allocator, cuDNN/cuBLAS
-// and CUDA kernels; ops it has no kernel for run on the host device it is given.
-// No CUDA header is needed to include this. Thread-safe.
+// The CUDA device (issue 6): GPU memory through the caching allocator, copies on a
+// per-thread stream, and kernels (CUDA, cuBLAS, cuDNN) for the ops it supports; every
+// other op runs on the host device it was created with (placement: Plan::Build).
+// No CUDA header is needed to include this. Built from gpu_device.cc when CMake found
+// CUDA, else from gpu_device_none.cc, whose Create fails ("built without CUDA").
+//
+// Streams: each calling thread works on its own stream for this GPU (created on first
+// use, non-blocking), so one run's work (one thread) is ordered and runs on different
+// threads overlap. CopyToHost and Synchronize wait for the calling thread's stream.
+// Lifetime: tensors from Allocate/CopyFromHost keep the device's memory pool alive, so
+// they may outlive the GpuDevice. Thread safety: all methods may be called from many
+// threads.
 #ifndef GRAPHD_EXECUTOR_GPU_GPU_DEVICE_H_
 #define GRAPHD_EXECUTOR_GPU_GPU_DEVICE_H_
 
@@ -12,17 +21,19 @@
 namespace graphd::executor::gpu {
 
 struct GpuMemoryStats {
-  int64_t bytes_in_use = 0;
-  int64_t bytes_cached = 0;
+  int64_t bytes_in_use = 0;  // held by live tensors (rounded to the allocator's granule)
+  int64_t bytes_cached = 0;  // freed, kept by the allocator for reuse
   int64_t peak_bytes_in_use = 0;
 };
 
 class GpuDevice : public Device {
  public:
   // The device for GPU `ordinal`; ops it has no kernel for run on `host` (the CPU),
-  // which must outlive it. FailedPrecondition when built without CUDA or when the GPU
-  // or its libraries cannot be used (the message says which).
+  // which must outlive it. FailedPrecondition with the reason when there is no such
+  // GPU, no driver, cuBLAS or cuDNN cannot be loaded, or the binary was built without
+  // CUDA.
   static StatusOr<std::unique_ptr<GpuDevice>> Create(int ordinal, const Device& host);
+
   virtual GpuMemoryStats MemoryStats() const = 0;
   // Hands every cached block back to the driver (sessions closed, functions evicted).
   virtual void TrimCache() const = 0;

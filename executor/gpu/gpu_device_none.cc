@@ -1,4 +1,4 @@
-// GpuDevice where the GPU device is not built (no CUDA at build time).
+// GpuDevice when graphd is built without CUDA: there is never a GPU.
 #include "executor/gpu/gpu_device.h"
 
 namespace graphd::executor::gpu {
@@ -6,7 +6,9 @@ namespace graphd::executor::gpu {
 StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const Device& host) {
   (void)host;
   return errors::FailedPrecondition(
-      absl::StrCat("GPU ", ordinal, ": this graphd was built without CUDA (GRAPHD_WITH_CUDA)"));
+      absl::StrCat("GPU ", ordinal,
+                   ": graphd was built without CUDA (GRAPHD_WITH_CUDA=OFF or no CUDA toolkit "
+                   "at build time)"));
 }
 
 }  // namespace graphd::executor::gpu
