@@ -4,18 +4,11 @@
 #define GRAPHD_EXECUTOR_CPU_NODE_ATTRS_H_
 
 #include "core/graph/graph.h"
+#include "core/graph/node_attr.h"
 
 namespace graphd::executor::cpu {
 
-// The attribute `name` as T, or `fallback` when absent or of another type (an empty
-// list arrives as IntList and reads as an empty list of any type).
-template <typename T>
-T AttrOr(const Node& node, absl::string_view name, T fallback) {
-  auto it = node.attrs().find(name);
-  if (it == node.attrs().end()) return fallback;
-  if (const T* v = std::get_if<T>(&it->second)) return *v;
-  return fallback;
-}
+using ::graphd::AttrOr;  // core/graph/node_attr.h
 
 // A number given as an int, float or bool attribute (OneHot's on_value, ...).
 inline double NumberAttrOr(const Node& node, absl::string_view name, double fallback) {

@@ -16,17 +16,10 @@ namespace {
 class ConvKernel : public GpuKernel {
  public:
   ConvKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node, ops::WindowNd window)
-      : GpuKernel(runtime), conv_(runtime, node.name()), w_(std::move(window)) {
+      : GpuKernel(runtime), conv_(runtime, node.name()), w_(std::move(window)), act_(ReadEpilogueActivation(node)) {
     group_ = AttrOr<int64_t>(node, "group", 1);
     residual_ = AttrOr<bool>(node, "residual", false);
     has_bias_ = static_cast<int>(node.inputs().size()) - (residual_ ? 1 : 0) == 3;
-    const std::string act = AttrOr<std::string>(node, "activation", "");
-    if (act == "Relu") act_ = EpilogueAct::kRelu;
-    if (act == "Clip") {
-      act_ = EpilogueAct::kClip;
-      lo_ = AttrOr<float>(node, "clip_min", 0.f);
-      hi_ = AttrOr<float>(node, "clip_max", 0.f);
-    }
   }
 
  protected:
@@ -44,10 +37,10 @@ class ConvKernel : public GpuKernel {
       }
       residual = r.data<float>();
     }
-    if (bias == nullptr && residual == nullptr && act_ == EpilogueAct::kNone) return absl::OkStatus();
+    if (bias == nullptr && residual == nullptr && act_.act == EpilogueAct::kNone) return absl::OkStatus();
     const int64_t channels = y.shape().dim(1), inner = y.num_elements() / (y.shape().dim(0) * channels);
     return CudaCall(
-        LaunchEpilogue(y.data<float>(), y.num_elements(), bias, channels, inner, residual, act_, lo_, hi_, stream),
+        LaunchEpilogue(y.data<float>(), y.num_elements(), bias, channels, inner, residual, act_.act, act_.lo, act_.hi, stream),
         "ConvND epilogue kernel launch");
   }
 
@@ -56,8 +49,7 @@ class ConvKernel : public GpuKernel {
   const ops::WindowNd w_;
   int64_t group_ = 1;
   bool residual_ = false, has_bias_ = false;
-  EpilogueAct act_ = EpilogueAct::kNone;
-  float lo_ = 0, hi_ = 0;
+  const EpilogueActivation act_;
 };
 
 class PoolKernel : public GpuKernel {

@@ -8,12 +8,8 @@
 namespace graphd::executor::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-int Blocks(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < (1 << 20) ? blocks : (1 << 20));
-}
+constexpr int kThreads = kLaunchThreads;
+int Blocks(int64_t n) { return LaunchBlocks(n); }
 
 template <typename T, BinaryKind K>
 __device__ __forceinline__ T Apply(T x, T y) {

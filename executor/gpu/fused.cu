@@ -8,7 +8,7 @@
 namespace graphd::executor::gpu {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kLaunchThreads;
 
 __device__ __forceinline__ float Eval(FusedOp op, float a, float b) {
   switch (op) {
@@ -77,9 +77,7 @@ __global__ void Fused(FusedProgram p, float* y, int64_t n) {
 cudaError_t LaunchFused(const FusedProgram& program, float* y, int64_t n, cudaStream_t stream) {
   if (n == 0) return cudaSuccess;
   if (program.num_instrs < 1 || program.num_instrs > kMaxFusedInstrs) return cudaErrorInvalidValue;
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  if (blocks > (1 << 20)) blocks = 1 << 20;
-  Fused<<<static_cast<int>(blocks), kThreads, 0, stream>>>(program, y, n);
+  Fused<<<LaunchBlocks(n), kThreads, 0, stream>>>(program, y, n);
   return cudaGetLastError();
 }
 

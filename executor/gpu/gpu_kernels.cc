@@ -44,6 +44,16 @@ StatusOr<Tensor> GpuKernel::AllocateOutput(KernelContext& ctx, int i, const Shap
   return t;
 }
 
+EpilogueActivation ReadEpilogueActivation(const Node& node) {
+  const std::string act = AttrOr<std::string>(node, "activation", "");
+  if (act == "Relu") return {.act = EpilogueAct::kRelu};
+  if (act == "Clip") {
+    return {.act = EpilogueAct::kClip, .lo = AttrOr<float>(node, "clip_min", 0.f),
+            .hi = AttrOr<float>(node, "clip_max", 0.f)};
+  }
+  return {};
+}
+
 bool ToElemType(DType dtype, ElemType* type) {
   switch (dtype) {
     case DType::kFloat32:

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "core/graph/node_attr.h"
 #include "executor/gpu/gpu_launch.h"
 #include "executor/gpu/gpu_runtime.h"
 #include "executor/kernel_registry.h"
@@ -67,15 +68,15 @@ class GpuKernel : public OpKernel {
   std::shared_ptr<GpuRuntime> runtime_;
 };
 
-// Helpers for kernels and acceptance checks.
-// The attribute `name` as T, or `fallback` when absent or of another type.
-template <typename T>
-T AttrOr(const Node& node, absl::string_view name, T fallback) {
-  auto it = node.attrs().find(name);
-  if (it == node.attrs().end()) return fallback;
-  if (const T* v = std::get_if<T>(&it->second)) return *v;
-  return fallback;
-}
+// Helpers for kernels and acceptance checks (and AttrOr from core/graph/node_attr.h).
+using ::graphd::AttrOr;
+// The fused activation the passes put on MatMul and ConvND ("activation" = Relu or
+// Clip with clip_min/clip_max), for the epilogue kernel.
+struct EpilogueActivation {
+  EpilogueAct act = EpilogueAct::kNone;
+  float lo = 0, hi = 0;
+};
+EpilogueActivation ReadEpilogueActivation(const Node& node);
 // The kernel ElemType of `dtype`; false for dtypes the GPU kernels do not compute on.
 bool ToElemType(DType dtype, ElemType* type);
 // Input `i`'s dtype (kInvalid when out of range).

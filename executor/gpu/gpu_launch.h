@@ -13,6 +13,14 @@ namespace graphd::executor::gpu {
 
 inline constexpr int kMaxKernelRank = 8;
 
+// Launch geometry of the grid-stride kernels: threads per block, and blocks for `n`
+// elements (capped; each thread then loops).
+inline constexpr int kLaunchThreads = 256;
+inline int LaunchBlocks(int64_t n) {
+  const int64_t blocks = (n + kLaunchThreads - 1) / kLaunchThreads;
+  return static_cast<int>(blocks < (1 << 20) ? blocks : (1 << 20));
+}
+
 enum class ElemType : int { kFloat32, kInt32, kInt64, kBool };
 
 enum class BinaryKind : int { kAdd, kSub, kMul, kDiv, kMax, kMin, kPow };

@@ -54,16 +54,10 @@ Status Zero(const Tensor& t, cudaStream_t stream) {
 
 class MatMulKernel : public GpuKernel {
  public:
-  MatMulKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node) : GpuKernel(std::move(runtime)) {
+  MatMulKernel(std::shared_ptr<GpuRuntime> runtime, const Node& node)
+      : GpuKernel(std::move(runtime)), act_(ReadEpilogueActivation(node)) {
     ta_ = AttrOr<bool>(node, "transpose_a", false);
     tb_ = AttrOr<bool>(node, "transpose_b", false);
-    const std::string act = AttrOr<std::string>(node, "activation", "");
-    if (act == "Relu") act_ = EpilogueAct::kRelu;
-    if (act == "Clip") {
-      act_ = EpilogueAct::kClip;
-      lo_ = AttrOr<float>(node, "clip_min", 0.f);
-      hi_ = AttrOr<float>(node, "clip_max", 0.f);
-    }
   }
 
  protected:
@@ -95,15 +89,14 @@ class MatMulKernel : public GpuKernel {
       }
       bias = t.data<float>();
     }
-    if (bias == nullptr && act_ == EpilogueAct::kNone) return absl::OkStatus();
-    return CudaCall(LaunchEpilogue(c.data<float>(), c.num_elements(), bias, g.n, 1, nullptr, act_, lo_, hi_, stream),
+    if (bias == nullptr && act_.act == EpilogueAct::kNone) return absl::OkStatus();
+    return CudaCall(LaunchEpilogue(c.data<float>(), c.num_elements(), bias, g.n, 1, nullptr, act_.act, act_.lo, act_.hi, stream),
                     "MatMul epilogue kernel launch");
   }
 
  private:
   bool ta_ = false, tb_ = false;
-  EpilogueAct act_ = EpilogueAct::kNone;
-  float lo_ = 0, hi_ = 0;
+  const EpilogueActivation act_;
 };
 
 class BatchMatMulKernel : public GpuKernel {

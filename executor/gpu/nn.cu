@@ -9,12 +9,8 @@
 namespace graphd::executor::gpu {
 namespace {
 
-constexpr int kThreads = 256;
-
-int Blocks(int64_t n) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  return static_cast<int>(blocks < (1 << 20) ? blocks : (1 << 20));
-}
+constexpr int kThreads = kLaunchThreads;
+int Blocks(int64_t n) { return LaunchBlocks(n); }
 
 __global__ void Epilogue(float* y, int64_t n, const float* bias, int64_t channels, int64_t inner, const float* residual,
                          EpilogueAct act, float lo, float hi) {

@@ -7,7 +7,7 @@
 namespace graphd::executor::gpu {
 namespace {
 
-constexpr int kThreads = 256;
+constexpr int kThreads = kLaunchThreads;
 
 template <typename T>
 __global__ void Permute(const T* x, T* y, int64_t n, PermuteIndex index) {
@@ -23,9 +23,7 @@ __global__ void Permute(const T* x, T* y, int64_t n, PermuteIndex index) {
 
 template <typename T>
 cudaError_t Run(const void* x, void* y, int64_t n, const PermuteIndex& index, cudaStream_t stream) {
-  int64_t blocks = (n + kThreads - 1) / kThreads;
-  if (blocks > (1 << 20)) blocks = 1 << 20;
-  Permute<T><<<static_cast<int>(blocks), kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), n, index);
+  Permute<T><<<LaunchBlocks(n), kThreads, 0, stream>>>(static_cast<const T*>(x), static_cast<T*>(y), n, index);
   return cudaGetLastError();
 }
 
