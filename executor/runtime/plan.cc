@@ -54,6 +54,7 @@ class Placer {
       if (host_ != nullptr && (IsRuntimeOp(*node) || !device.SupportsOp(*node))) where = host_;
       where_[node] = where;
     }
+    if (host_ != nullptr) KeepHostOnlyConstantsOnHost();
   }
 
   // The steps in order, copies included.
@@ -108,6 +109,24 @@ class Placer {
     copy.outputs.push_back(Id({ref, need}));
     steps.push_back(std::move(copy));
     return steps.back().outputs[0];
+  }
+
+  // A node without inputs (a constant) that no device-placed node reads would only be
+  // computed on the device to be copied back on every run: it stays on the host.
+  void KeepHostOnlyConstantsOnHost() {
+    absl::flat_hash_set<const Node*> read_on_device;
+    for (const Node* node : spec_.nodes) {
+      if (where_.at(node) == host_) continue;
+      for (int i = 0; i < static_cast<int>(node->inputs().size()); ++i) {
+        if (!device_.InputOnHost(*node, i)) read_on_device.insert(node->inputs()[i].node);
+      }
+    }
+    for (const Node* node : spec_.nodes) {
+      if (node->inputs().empty() && where_.at(node) != host_ && !read_on_device.contains(node) &&
+          host_->SupportsOp(*node)) {
+        where_[node] = host_;
+      }
+    }
   }
 
   const ExecutionSpec& spec_;

@@ -137,6 +137,33 @@ TEST_F(PlacementTest, HostMemoryInputsStayOnHost) {
   EXPECT_EQ((*plan)->num_copies(), 3);
 }
 
+// A constant only host nodes (or fetches) read stays on the host instead of being made
+// on the device and copied back every run.
+TEST_F(PlacementTest, ConstantsReadOnlyOnTheHostStayThere) {
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{2}));
+  const Node* relu = Add(g, {.name = "relu", .op = "Relu", .inputs = {{x, 0}}});
+  const Node* c = ConstF(g, "c", Shape({2}), {1, 3});
+  const Node* sm = Add(g, {.name = "sm", .op = "Softmax", .inputs = {{c, 0}}});
+  Add(g, {.name = "add", .op = "Add", .inputs = {{relu, 0}, {sm, 0}}});
+  ConstF(g, "k", Shape({1}), {7});
+  auto plan = Build(fake_, g, {"x"}, {"add", "k"});
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  for (const Plan::Step& s : (*plan)->steps()) {
+    if (s.copy == Plan::Step::Copy::kNone && (s.node->name() == "c" || s.node->name() == "k")) {
+      EXPECT_EQ(s.device->info().device_type, "CPU") << s.node->name();
+    }
+  }
+  EXPECT_EQ((*plan)->num_copies(), 3);  // x and Softmax's result up, add down
+  Tensor xv = Tensor::FromVector<float>(Shape({2}), std::vector<float>{-1, 2}).value();
+  auto got = RunGraphOn(fake_, g, {{"x", xv}}, {"add", "k"});
+  ASSERT_TRUE(got.ok()) << got.status();
+  const float e = 1.0f / (1.0f + std::exp(2.0f));  // softmax([1, 3])[0]
+  EXPECT_NEAR((*got)[0].data<float>()[0], e, 1e-6);
+  EXPECT_NEAR((*got)[0].data<float>()[1], 2 + (1 - e), 1e-6);
+  EXPECT_FLOAT_EQ((*got)[1].data<float>()[0], 7);
+}
+
 TEST_F(PlacementTest, FailedCopyNamesTheNodeAndTheDevice) {
   Graph g;
   const Node* x = AddPlaceholder(g, "x", DType::kFloat32, PartialShape(std::vector<int64_t>{2}));
