@@ -72,7 +72,16 @@ GpuSetup GraphdServer::SetUpGpu() {
     return setup;
   }
   const executor::gpu::GpuDevice* device = gpu->get();
-  setup.release_memory = [device] { device->TrimCache(); };
+  setup.release_memory = [device](absl::string_view handle) {
+    const executor::gpu::GpuDevice::OwnerReport report = device->ReleaseOwner(handle);
+    if (report.leaked_bytes > 0) {
+      GRAPHD_LOG_WARN("session {} closed holding {} bytes of GPU memory (a call still finishing?); peak {} bytes",
+                      std::string(handle), report.leaked_bytes, report.peak_bytes);
+    } else {
+      GRAPHD_LOG_INFO("session {} closed; its GPU memory peaked at {} bytes", std::string(handle), report.peak_bytes);
+    }
+    device->TrimCache();
+  };
   setup.memory_stats = [device] { return device->MemoryStats(); };
   gpu_device_ = *std::move(gpu);
   // conv_layout rewrites convolution chains for oneDNN's channels-last layouts, which

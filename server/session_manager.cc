@@ -19,10 +19,13 @@ SessionManager::SessionManager(SessionLimits limits, const executor::Device& dev
     : limits_(limits), device_(device), passes_(passes), gpu_(std::move(gpu)) {}
 
 void SessionManager::Release(std::vector<std::shared_ptr<Session>> sessions) const {
-  bool gpu = false;
-  for (const auto& s : sessions) gpu |= gpu_.device != nullptr && &s->device() == gpu_.device;
+  std::vector<std::string> gpu_handles;
+  for (const auto& s : sessions) {
+    if (gpu_.device != nullptr && &s->device() == gpu_.device) gpu_handles.push_back(s->handle());
+  }
   sessions.clear();  // the last reference unless a call is still running
-  if (gpu && gpu_.release_memory) gpu_.release_memory();
+  if (!gpu_.release_memory) return;
+  for (const std::string& handle : gpu_handles) gpu_.release_memory(handle);
 }
 
 std::string SessionManager::NewHandle() const {

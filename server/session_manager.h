@@ -25,14 +25,15 @@ struct SessionLimits {
 
 // What device="gpu" sessions get: the GPUs found at start (executor/gpu/gpu_probe.h),
 // and when one is usable its device (ops without a GPU kernel fall back to the CPU),
-// the passes for its sessions, and what to call after a GPU session closes so that
-// cached device memory goes back to the driver.
+// the passes for its sessions, and what to call (with the session's handle) after a
+// GPU session closed, so that its accounting is settled and cached device memory goes
+// back to the driver.
 struct GpuSetup {
   executor::gpu::GpuProbe probe;
   const executor::Device* device = nullptr;  // null: no usable GPU
   std::string unusable;                      // why a GPU found cannot be used
   const compiler::passes::Pipeline* passes = nullptr;
-  std::function<void()> release_memory;
+  std::function<void(absl::string_view handle)> release_memory;
   // The device's memory now (null: none to report).
   std::function<executor::gpu::GpuMemoryStats()> memory_stats;
 };

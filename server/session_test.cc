@@ -361,9 +361,9 @@ TEST(SessionManagerTest, GpuSessions) {
 
   executor::testing::CheckedHost host;
   executor::testing::FakeAccelerator accelerator(host, {"Mul", "Const"});
-  int released = 0;
+  std::vector<std::string> released;
   SessionManager manager(Limits(4, 60), Device(), nullptr,
-                         GpuSetup{.probe = found, .device = &accelerator, .release_memory = [&] { ++released; }});
+                         GpuSetup{.probe = found, .device = &accelerator, .release_memory = [&](absl::string_view h) { released.emplace_back(h); }});
   auto gpu = manager.Create(BaseGraph(), "GPU");
   ASSERT_TRUE(gpu.ok()) << gpu.status();
   EXPECT_EQ(&(*gpu)->device(), &accelerator);
@@ -378,12 +378,12 @@ TEST(SessionManagerTest, GpuSessions) {
   ASSERT_TRUE(cpu.ok());
   EXPECT_EQ(&(*cpu)->device(), &Device());
   ASSERT_TRUE(manager.Close((*cpu)->handle()).ok());
-  EXPECT_EQ(released, 0);  // a CPU session holds no device memory
+  EXPECT_TRUE(released.empty());  // a CPU session holds no device memory
   const std::string handle = (*gpu)->handle();
   gpu->reset();
   r->fetches.clear();
   ASSERT_TRUE(manager.Close(handle).ok());
-  EXPECT_EQ(released, 1);
+  EXPECT_EQ(released, std::vector<std::string>{handle});
   EXPECT_EQ(accelerator.live_buffers.load(), 0);
   EXPECT_EQ(manager.Create({}, "tpu").status().code(), absl::StatusCode::kInvalidArgument);
 }

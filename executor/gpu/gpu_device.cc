@@ -101,6 +101,17 @@ class GpuDeviceImpl : public GpuDevice {
 
   void TrimCache() const override { runtime_->allocator().Trim(); }
 
+  OwnerReport ReleaseOwner(absl::string_view owner) const override {
+    OwnerReport report;
+    AllocatorStats s = runtime_->allocator().Stats();
+    if (auto it = s.owners.find(owner); it != s.owners.end()) {
+      report.peak_bytes = static_cast<int64_t>(it->second.peak_bytes_in_use);
+      report.leaked_bytes = static_cast<int64_t>(it->second.bytes_in_use);
+    }
+    (void)runtime_->allocator().ReleaseOwner(owner);  // FailedPrecondition = the leak above
+    return report;
+  }
+
  private:
   const Device& host_;
   std::shared_ptr<GpuRuntime> runtime_;

@@ -37,6 +37,15 @@ class GpuDevice : public Device {
   virtual GpuMemoryStats MemoryStats() const = 0;
   // Hands every cached block back to the driver (sessions closed, functions evicted).
   virtual void TrimCache() const = 0;
+  // Device memory per owner (executor/memory_owner.h: the session a request served):
+  // `owner`'s peak and what it still holds, and forgets it when it holds nothing.
+  // Called when a session closed; leaked_bytes > 0 means tensors it allocated are
+  // still alive (a call still finishing, or a leak).
+  struct OwnerReport {
+    int64_t peak_bytes = 0;
+    int64_t leaked_bytes = 0;
+  };
+  virtual OwnerReport ReleaseOwner(absl::string_view owner) const = 0;
 };
 
 }  // namespace graphd::executor::gpu

@@ -1,5 +1,7 @@
 #include "executor/gpu/gpu_runtime.h"
 
+#include "executor/memory_owner.h"
+
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -230,7 +232,8 @@ StatusOr<Tensor> GpuRuntime::Allocate(DType dtype, const Shape& shape, cudaStrea
   }
   std::shared_ptr<GpuRuntime> self = self_.lock();
   if (self == nullptr) return errors::Internal("GPU runtime used after destruction");
-  ASSIGN_OR_RETURN(void* ptr, allocator_->Allocate(bytes, reinterpret_cast<gpu::Stream>(stream), ""));
+  ASSIGN_OR_RETURN(void* ptr,
+                   allocator_->Allocate(bytes, reinterpret_cast<gpu::Stream>(stream), CurrentMemoryOwner()));
   auto* block = new DeviceBlock{std::move(self), stream};
   std::shared_ptr<Buffer> buffer = Buffer::Adopt(ptr, bytes, ordinal_, &ReleaseBlock, block);
   return Tensor::FromBuffer(dtype, shape, std::move(buffer));

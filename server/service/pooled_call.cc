@@ -1,5 +1,7 @@
 #include "server/service/pooled_call.h"
 
+#include "executor/memory_owner.h"
+
 #include "core/logging.h"
 #include "server/quick_run.h"
 #include "server/service/status_codec.h"
@@ -53,7 +55,10 @@ int64_t PooledCall::elapsed_us() const {
 bool PooledCall::Run(const Work& work) {
   queue_us_ = elapsed_us();
   Status status = token_.Check();
-  if (status.ok()) status = work(*this);
+  if (status.ok()) {
+    executor::ScopedMemoryOwner owner(session_);  // device memory charged to the session
+    status = work(*this);
+  }
   if (quick_us_ > 0 && IsNotQuick(status)) return false;
   if (spdlog::should_log(spdlog::level::debug)) {  // keep formatting off the hot path
     GRAPHD_LOG_DEBUG("rpc {} session={} status={} {}us{}", method_, session_,

@@ -3,10 +3,14 @@
 // CPU's results, each value crosses between memory spaces once, fetches come back in
 // host memory, host-memory inputs stay on the host, control flow runs on the host with
 // its bodies placed again, and a failing copy names the node.
+#include <string>
+#include <thread>
+
 #include "compiler/passes/prune.h"
 #include "core/graph/function.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/test_util.h"
+#include "executor/memory_owner.h"
 #include "executor/testing/fake_accelerator.h"
 
 namespace graphd::executor::test {
@@ -218,6 +222,25 @@ TEST_F(PlacementTest, WhileBodyPlacedOnTheAccelerator) {
   EXPECT_FLOAT_EQ((*got)[0].data<float>()[0], 192);  // 3 * 2^6
   EXPECT_GT(fake_.uploads.load(), 5);
   EXPECT_EQ(fake_.live_buffers.load(), 0);
+}
+
+// The owner device memory is charged to: set per thread by a scope, nested scopes
+// restore the outer owner, other threads are unaffected.
+TEST(MemoryOwnerTest, ScopesAreThreadLocalAndNest) {
+  EXPECT_EQ(CurrentMemoryOwner(), "");
+  {
+    ScopedMemoryOwner a("session-a");
+    EXPECT_EQ(CurrentMemoryOwner(), "session-a");
+    {
+      ScopedMemoryOwner b("session-b");
+      EXPECT_EQ(CurrentMemoryOwner(), "session-b");
+      std::string seen = "unset";
+      std::thread([&] { seen = std::string(CurrentMemoryOwner()); }).join();
+      EXPECT_EQ(seen, "");
+    }
+    EXPECT_EQ(CurrentMemoryOwner(), "session-a");
+  }
+  EXPECT_EQ(CurrentMemoryOwner(), "");
 }
 
 }  // namespace
