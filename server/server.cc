@@ -106,9 +106,11 @@ GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
     return all || h % 3 != 0;
   };
   if (mode == "cuda") accepts = executor::gpu::GpuKernelClaims;
-  executor::DeviceInfo info{.name = "/device:GPU:0", .device_type = "GPU",
-                  .description = absl::StrCat("fake GPU for tests (GRAPHD_TEST_FAKE_GPU=", mode, ")")};
-  GRAPHD_LOG_WARN("GRAPHD_TEST_FAKE_GPU={}: device=\"gpu\" sessions run on a fake accelerator in host memory", std::string(mode));
+  executor::DeviceInfo info{.name = "/device:GPU:0",
+                            .device_type = "GPU",
+                            .description = absl::StrCat("fake GPU for tests (GRAPHD_TEST_FAKE_GPU=", mode, ")")};
+  GRAPHD_LOG_WARN("GRAPHD_TEST_FAKE_GPU={}: device=\"gpu\" sessions run on a fake accelerator in host memory",
+                  std::string(mode));
   fake_gpu_host_ = std::make_unique<executor::testing::CheckedHost>();
   gpu_device_ = std::make_unique<executor::testing::FakeAccelerator>(*fake_gpu_host_, accepts, info);
   gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout"});
