@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
 #include <optional>
 
 #include "compiler/passes/output_uses.h"
+#include "compiler/passes/node_rewrite.h"
 #include "compiler/passes/pass_util.h"
 
 namespace graphd::compiler::passes {
@@ -152,9 +152,7 @@ StatusOr<bool> BatchNormFolding::Run(FunctionBody& body) const {
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
   const OutputUses uses(body);
-  std::vector<bool> remove(n, false);
-  std::vector<int> rank(n);
-  std::iota(rank.begin(), rank.end(), 0);
+  NodeRewrite rewrite(g);
   std::vector<const Node*> maybe_unused;  // Consts the folded nodes read
   bool changed = false;
   for (int id = 0; id < n; ++id) {
@@ -190,39 +188,38 @@ StatusOr<bool> BatchNormFolding::Run(FunctionBody& body) const {
       ASSIGN_OR_RETURN(const Node* wn, g.AddNode({.name = FreshName(g, base + "/weights"), .op = "Const",
                                                   .attrs = {{"value", std::move(w)}}, .device = node.device()}));
       inputs[1] = {wn, 0};
-      rank.push_back(last->id());
+      rewrite.Added(*last);
     }
     ASSIGN_OR_RETURN(Tensor b, FoldedBias(*p, f));
     ASSIGN_OR_RETURN(const Node* bn, g.AddNode({.name = FreshName(g, base + "/bias"), .op = "Const",
                                                 .attrs = {{"value", std::move(b)}}, .device = node.device()}));
     inputs.push_back({bn, 0});
-    rank.push_back(last->id());
+    rewrite.Added(*last);
     ASSIGN_OR_RETURN(const Node* folded, g.AddNode({.name = base, .op = node.op_name(), .inputs = std::move(inputs),
                                                     .attrs = node.attrs(), .device = node.device(),
                                                     .range = node.range()}));
-    rank.push_back(last->id());
+    rewrite.Added(*last);
     RETURN_IF_ERROR(body.ReplaceAllUses({last, 0}, {folded, 0}).status());
-    remove[id] = true;
+    rewrite.Remove(node);
     for (size_t i = 1; i < node.inputs().size(); ++i) maybe_unused.push_back(node.inputs()[i].node);
     for (const Node* step : chain) {
-      remove[step->id()] = true;
+      rewrite.Remove(*step);
       for (const OutputRef& in : step->inputs()) maybe_unused.push_back(in.node);
     }
     changed = true;
   }
   if (!changed) return false;
   // Drop the Consts nothing reads any more.
-  remove.resize(g.num_nodes(), false);
   std::vector<int> left(g.num_nodes(), 0);
   for (int id = 0; id < g.num_nodes(); ++id) {
-    if (remove[id]) continue;
+    if (rewrite.removed(*g.node(id))) continue;
     for (const OutputRef& in : g.node(id)->inputs()) ++left[in.node->id()];
   }
   for (const OutputRef& r : body.results) ++left[r.node->id()];
   for (const Node* c : maybe_unused) {
-    if (c->op_name() == "Const" && left[c->id()] == 0 && !IsPinned(*c, control_outputs)) remove[c->id()] = true;
+    if (c->op_name() == "Const" && left[c->id()] == 0 && !IsPinned(*c, control_outputs)) rewrite.Remove(*c);
   }
-  RETURN_IF_ERROR(g.Compact(remove, &rank));
+  RETURN_IF_ERROR(rewrite.Apply(g));
   return true;
 }
 

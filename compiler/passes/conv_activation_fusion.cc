@@ -3,6 +3,7 @@
 #include <limits>
 #include <optional>
 
+#include "compiler/passes/node_rewrite.h"
 #include "compiler/passes/output_uses.h"
 #include "compiler/passes/pass_util.h"
 
@@ -35,9 +36,7 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
   const OutputUses uses(body);
-  std::vector<bool> remove(n, false);
-  std::vector<int> rank(n);
-  for (int id = 0; id < n; ++id) rank[id] = id;
+  NodeRewrite rewrite(g);
   bool changed = false;
   for (int id = 0; id < n; ++id) {
     const Node& conv = *g.node(id);
@@ -77,13 +76,12 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
                      g.AddNode({.name = FreshName(g, conv.name() + "_" + std::string(kName)), .op = "ConvND",
                                 .inputs = conv.inputs(), .attrs = std::move(fused), .device = conv.device()}));
     RETURN_IF_ERROR(body.ReplaceAllUses({last, 0}, {replacement, 0}).status());
-    remove.push_back(false);
-    rank.push_back(last->id());
-    remove[conv.id()] = true;
-    for (const Node* a : absorbed) remove[a->id()] = true;
+    rewrite.Added(*last);
+    rewrite.Remove(conv);
+    for (const Node* a : absorbed) rewrite.Remove(*a);
     changed = true;
   }
-  if (changed) RETURN_IF_ERROR(g.Compact(remove, &rank));
+  if (changed) RETURN_IF_ERROR(rewrite.Apply(g));
   return changed;
 }
 

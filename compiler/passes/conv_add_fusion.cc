@@ -1,7 +1,7 @@
 #include "compiler/passes/conv_add_fusion.h"
 
-#include <numeric>
 
+#include "compiler/passes/node_rewrite.h"
 #include "compiler/passes/output_uses.h"
 #include "compiler/passes/pass_util.h"
 
@@ -27,9 +27,7 @@ StatusOr<bool> ConvAddFusion::Run(FunctionBody& body) const {
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
   const OutputUses uses(body);
-  std::vector<bool> remove(n, false);
-  std::vector<int> rank(n);
-  std::iota(rank.begin(), rank.end(), 0);
+  NodeRewrite rewrite(g);
   bool changed = false;
   for (int id = 0; id < n; ++id) {
     const Node& add = *g.node(id);
@@ -38,7 +36,7 @@ StatusOr<bool> ConvAddFusion::Run(FunctionBody& body) const {
     int which = -1;
     for (int i = 1; i >= 0 && which < 0; --i) {
       const OutputRef other = add.inputs()[1 - i];
-      if (Fusable(add.inputs()[i], add, uses, control_outputs) && !remove[add.inputs()[i].node->id()] &&
+      if (Fusable(add.inputs()[i], add, uses, control_outputs) && !rewrite.removed(*add.inputs()[i].node) &&
           TypeOf(other).shape == add.output(0).shape && TypeOf(other).dtype == DType::kFloat32) {
         which = i;
       }
@@ -55,13 +53,12 @@ StatusOr<bool> ConvAddFusion::Run(FunctionBody& body) const {
                                                    .attrs = std::move(attrs), .device = conv.device(),
                                                    .range = conv.range()}));
     RETURN_IF_ERROR(body.ReplaceAllUses({&add, 0}, {fused, 0}).status());
-    remove.push_back(false);
-    rank.push_back(add.id());
-    remove[conv.id()] = true;
-    remove[add.id()] = true;
+    rewrite.Added(add);
+    rewrite.Remove(conv);
+    rewrite.Remove(add);
     changed = true;
   }
-  if (changed) RETURN_IF_ERROR(g.Compact(remove, &rank));
+  if (changed) RETURN_IF_ERROR(rewrite.Apply(g));
   return changed;
 }
 

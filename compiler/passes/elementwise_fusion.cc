@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 
+#include "compiler/passes/node_rewrite.h"
 #include "compiler/passes/pass_util.h"
 #include "core/ops/elementwise_program.h"
 
@@ -119,9 +120,7 @@ StatusOr<bool> ElementwiseFusion::Run(FunctionBody& body) const {
     members[joined].push_back(id);
   }
 
-  std::vector<bool> remove(n, false);
-  std::vector<int> rank(n);
-  for (int id = 0; id < n; ++id) rank[id] = id;
+  NodeRewrite rewrite(g);
   bool changed = false;
   for (std::vector<int>& ids : members) {
     if (ids.size() < 2) continue;
@@ -159,12 +158,11 @@ StatusOr<bool> ElementwiseFusion::Run(FunctionBody& body) const {
                                 .attrs = {{"program", ops::FormatElementwiseProgram(program)}},
                                 .device = root.device()}));
     RETURN_IF_ERROR(body.ReplaceAllUses({&root, 0}, {fused, 0}).status());
-    remove.push_back(false);
-    rank.push_back(root.id());
-    for (int id : ids) remove[id] = true;
+    rewrite.Added(root);
+    for (int id : ids) rewrite.Remove(*g.node(id));
     changed = true;
   }
-  if (changed) RETURN_IF_ERROR(g.Compact(remove, &rank));
+  if (changed) RETURN_IF_ERROR(rewrite.Apply(g));
   return changed;
 }
 

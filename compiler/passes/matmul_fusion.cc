@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/passes/output_uses.h"
+#include "compiler/passes/node_rewrite.h"
 #include "compiler/passes/pass_util.h"
 
 namespace graphd::compiler::passes {
@@ -31,8 +32,8 @@ struct Fusion {
 
 class Fuser {
  public:
-  Fuser(const FunctionBody& body, const std::vector<bool>& control_outputs, const std::vector<bool>& removed)
-      : uses_(body), control_outputs_(control_outputs), removed_(removed) {}
+  Fuser(const FunctionBody& body, const std::vector<bool>& control_outputs, const NodeRewrite& rewrite)
+      : uses_(body), control_outputs_(control_outputs), rewrite_(rewrite) {}
 
   // The fusion for `mm`, or nullopt when nothing changes.
   std::optional<Fusion> Plan(const Node& mm) const {
@@ -56,7 +57,7 @@ class Fuser {
   // already taken by another fusion.
   const Node* Absorbable(const Node& producer) const {
     const Node* user = uses_.OnlyUser(producer);
-    if (user == nullptr || removed_[user->id()] || IsPinned(*user, control_outputs_)) return nullptr;
+    if (user == nullptr || rewrite_.removed(*user) || IsPinned(*user, control_outputs_)) return nullptr;
     return user;
   }
 
@@ -65,7 +66,7 @@ class Fuser {
     if (add == nullptr || add->op_name() != "Add" || add->inputs().size() != 2) return false;
     const OutputRef self{&mm, 0};
     const OutputRef c = add->inputs()[0] == self ? add->inputs()[1] : add->inputs()[0];
-    if (c == self || removed_[c.node->id()]) return false;
+    if (c == self || rewrite_.removed(*c.node)) return false;
     const TensorType& ct = c.node->output(c.index);
     const PartialShape& out = mm.output(0).shape;
     if (ct.dtype != DType::kFloat32 || !ct.shape.known_rank() || !out.known_rank() || out.rank() != 2) return false;
@@ -120,7 +121,7 @@ class Fuser {
 
   OutputUses uses_;
   const std::vector<bool>& control_outputs_;
-  const std::vector<bool>& removed_;
+  const NodeRewrite& rewrite_;
 };
 
 }  // namespace
@@ -129,27 +130,24 @@ StatusOr<bool> MatMulFusion::Run(FunctionBody& body) const {
   Graph& g = *body.graph;
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
-  std::vector<bool> remove(n, false);
-  std::vector<int> rank(n);
-  for (int id = 0; id < n; ++id) rank[id] = id;
-  const Fuser fuser(body, control_outputs, remove);
+  NodeRewrite rewrite(g);
+  const Fuser fuser(body, control_outputs, rewrite);
   bool changed = false;
   for (int id = 0; id < n; ++id) {
     const Node& mm = *g.node(id);
-    if (remove[id]) continue;
+    if (rewrite.removed(mm)) continue;
     std::optional<Fusion> f = fuser.Plan(mm);
     if (!f.has_value()) continue;
     ASSIGN_OR_RETURN(const Node* replacement,
                      g.AddNode({.name = FreshName(g, mm.name() + "_" + std::string(kName)), .op = "MatMul",
                                 .inputs = std::move(f->inputs), .attrs = std::move(f->attrs), .device = mm.device()}));
     RETURN_IF_ERROR(body.ReplaceAllUses({f->last, 0}, {replacement, 0}).status());
-    remove.push_back(false);
-    rank.push_back(f->last->id());
-    remove[id] = true;
-    for (const Node* a : f->absorbed) remove[a->id()] = true;
+    rewrite.Added(*f->last);
+    rewrite.Remove(mm);
+    for (const Node* a : f->absorbed) rewrite.Remove(*a);
     changed = true;
   }
-  if (changed) RETURN_IF_ERROR(g.Compact(remove, &rank));
+  if (changed) RETURN_IF_ERROR(rewrite.Apply(g));
   return changed;
 }
 
