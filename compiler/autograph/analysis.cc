@@ -378,6 +378,10 @@ NameSet LoopHeadLive(const ast::Stmt& loop, const NameSet& live_out) {
   NameSet head = live_out;
   Merge(head, LiveIn(orelse, live_out));
   if (loop.kind == StmtKind::kWhile) Merge(head, ReadNames(*loop.As<ast::While>()->test));
+  // A for loop's extra test (break and return flags) runs before each item.
+  if (loop.kind == StmtKind::kFor && loop.As<ast::For>()->extra_test) {
+    Merge(head, ReadNames(*loop.As<ast::For>()->extra_test));
+  }
   // Fixpoint: the body's live-in flows back to the head.
   while (true) {
     NameSet next = head;

@@ -61,6 +61,9 @@ StmtPtr Builder::Return(ExprPtr value) const { return std::make_shared<ast::Retu
 StmtPtr Builder::Nonlocal(std::vector<std::string> names) const {
   return std::make_shared<ast::Nonlocal>(std::move(names), r_);
 }
+StmtPtr Builder::Global(std::vector<std::string> names) const {
+  return std::make_shared<ast::Global>(std::move(names), r_);
+}
 StmtPtr Builder::Pass() const { return std::make_shared<ast::Pass>(r_); }
 
 StmtPtr Builder::Def(const std::string& name, std::vector<std::string> params, Body body) const {

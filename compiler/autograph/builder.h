@@ -43,6 +43,7 @@ class Builder {
   ast::StmtPtr If(ast::ExprPtr test, ast::Body body, ast::Body orelse = {}) const;
   ast::StmtPtr Return(ast::ExprPtr value) const;
   ast::StmtPtr Nonlocal(std::vector<std::string> names) const;
+  ast::StmtPtr Global(std::vector<std::string> names) const;
   ast::StmtPtr Pass() const;
   // def name(params): body  (positional parameters only)
   ast::StmtPtr Def(const std::string& name, std::vector<std::string> params, ast::Body body) const;

@@ -30,7 +30,9 @@ ast::ExprPtr AndNotFlag(const Builder& b, const std::string& flag, ast::ExprPtr 
                                        test->range);
 }
 
-Body Guard(const Body& body, const Exit& exit);
+// `body` with its exits rewritten; `*exits` tells whether it certainly exits (a
+// return on every path: the code after it is dead).
+Body Guard(const Body& body, const Exit& exit, bool* exits = nullptr);
 
 ast::StmtPtr Rewrite(const ast::Stmt& s, const Exit& exit) {
   switch (s.kind) {
@@ -51,7 +53,31 @@ ast::StmtPtr Rewrite(const ast::Stmt& s, const Exit& exit) {
   }
 }
 
-Body Guard(const Body& body, const Exit& exit) {
+Body Concat(const Body& a, const Body& b) {
+  Body out = a;
+  out.insert(out.end(), b.begin(), b.end());
+  return out;
+}
+
+// TensorFlow's special case for returns: after `if c: ... return` the rest of the
+// block runs only when `c` is false, so it moves into the else branch (and the
+// other way round). Both branches then set the return value, which a tensor `if`
+// needs. Null when neither branch certainly returns.
+ast::StmtPtr CollapseIf(const ast::If& s, const Body& rest, const Exit& exit, bool* exits) {
+  bool body_exits = false, else_exits = false;
+  Body body = Guard(s.body, exit, &body_exits);
+  Body orelse = Guard(s.orelse, exit, &else_exits);
+  if (!body_exits && !else_exits) return nullptr;
+  if (body_exits && !else_exits) orelse = Guard(Concat(s.orelse, rest), exit, &else_exits);
+  if (else_exits && !body_exits) body = Guard(Concat(s.body, rest), exit, &body_exits);
+  *exits = body_exits && else_exits;
+  return WithBlocks(s, std::move(body), std::move(orelse));
+}
+
+Body Guard(const Body& body, const Exit& exit, bool* exits) {
+  bool ignored = false;
+  if (exits == nullptr) exits = &ignored;
+  *exits = false;
   Body out;
   for (size_t i = 0; i < body.size(); ++i) {
     const ast::Stmt& s = *body[i];
@@ -62,14 +88,30 @@ Body Guard(const Body& body, const Exit& exit) {
         ast::ExprPtr value = s.As<ast::Return>()->value;
         out.push_back(b.Assign(exit.retval, value ? value : b.None()));
       }
+      *exits = true;
       return out;  // the rest is unreachable
     }
     if (!MayExit(s, exit)) {
       out.push_back(body[i]);
       continue;
     }
-    out.push_back(Rewrite(s, exit));
     Body rest(body.begin() + static_cast<long>(i) + 1, body.end());
+    if (exit.kind == StmtKind::kReturn && s.kind == StmtKind::kIf) {
+      if (ast::StmtPtr collapsed = CollapseIf(*s.As<ast::If>(), rest, exit, exits)) {
+        out.push_back(std::move(collapsed));
+        return out;
+      }
+    }
+    if (exit.kind == StmtKind::kReturn && s.kind == StmtKind::kWith) {
+      bool with_exits = false;
+      out.push_back(WithBlocks(s, Guard(s.As<ast::With>()->body, exit, &with_exits), {}));
+      if (with_exits) {
+        *exits = true;
+        return out;
+      }
+    } else {
+      out.push_back(Rewrite(s, exit));
+    }
     if (!rest.empty()) out.push_back(b.If(b.Not(b.Load(exit.flag)), Guard(rest, exit)));
     return out;
   }

@@ -1,5 +1,6 @@
 #include "compiler/autograph/control_flow.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "compiler/autograph/builder.h"
@@ -11,69 +12,107 @@ namespace {
 using ast::Body;
 using ast::StmtKind;
 
-std::vector<std::string> Sorted(const NameSet& s) { return {s.begin(), s.end()}; }
+bool Subset(const NameSet& a, const NameSet& b) {
+  return std::all_of(a.begin(), a.end(), [&](const std::string& n) { return b.contains(n); });
+}
 
-NameSet Intersect(const NameSet& a, const NameSet& b) {
+// The state symbols of a statement, sorted by key (names before their composites).
+// `modified`: names it binds; `blocks`: its bodies; `live_in` / `live_out`: the names
+// live before and after it.
+std::vector<Symbol> StateOf(const NameSet& modified, const std::vector<const Body*>& blocks, const NameSet& live_in,
+                            const NameSet& live_out, const FunctionScope& fn) {
+  std::vector<Symbol> state;
+  for (const std::string& n : modified) {
+    if (live_in.contains(n) || live_out.contains(n) || fn.declared.nonlocals.contains(n)) {
+      state.push_back(Symbol{.key = n});
+    }
+  }
+  std::vector<Symbol> composites;
+  for (const Body* block : blocks) {
+    for (Symbol& c : AssignedComposites(*block)) {
+      // A composite of an object made in the block is the block's own business.
+      if (!Subset(c.support, live_in)) continue;
+      bool seen = std::any_of(composites.begin(), composites.end(), [&](const Symbol& s) { return s.key == c.key; });
+      if (!seen) composites.push_back(std::move(c));
+    }
+  }
+  state.insert(state.end(), composites.begin(), composites.end());
+  std::sort(state.begin(), state.end(), [](const Symbol& a, const Symbol& b) { return a.key < b.key; });
+  return state;
+}
+
+std::vector<std::string> Keys(const std::vector<Symbol>& state) {
+  std::vector<std::string> out;
+  for (const Symbol& s : state) out.push_back(s.key);
+  return out;
+}
+
+// `global` and `nonlocal` statements for a nested function that binds `names`.
+Body Declarations(const Builder& b, const NameSet& names, const FunctionScope& fn) {
+  std::vector<std::string> globals, nonlocals;
+  for (const std::string& n : names) (fn.declared.globals.contains(n) ? globals : nonlocals).push_back(n);
+  Body out;
+  if (!globals.empty()) out.push_back(b.Global(std::move(globals)));
+  if (!nonlocals.empty()) out.push_back(b.Nonlocal(std::move(nonlocals)));
+  return out;
+}
+
+NameSet SimpleNames(const std::vector<Symbol>& state) {
   NameSet out;
-  for (const auto& n : a) {
-    if (b.contains(n)) out.insert(n);
+  for (const Symbol& s : state) {
+    if (!s.composite()) out.insert(s.key);
   }
   return out;
 }
 
 // The nested functions every converted statement shares: get_state/set_state over
-// `state`, and `x = ag__.Undefined('x')` for state not certainly bound yet.
+// `state`, and `x = ag__.Undefined('x')` for simple state names maybe not bound yet.
 struct StateFunctions {
   std::string get, set;
-  Body defs;
 };
 
-StateFunctions MakeState(const Builder& b, const std::vector<std::string>& state, const NameSet& defined,
-                         Namer& namer, Body& out) {
-  StateFunctions f{namer.New("get_state"), namer.New("set_state"), {}};
-  // get_state may run before a state name is bound: ag__.ldu gives Undefined then.
-  std::vector<ast::ExprPtr> loads;
-  for (const auto& n : state) loads.push_back(b.Call("ag__.ldu", {b.Lambda(b.Load(n)), b.Str(n)}));
+StateFunctions MakeState(const Builder& b, const std::vector<Symbol>& state, const NameSet& defined,
+                         FunctionScope& fn, Body& out) {
+  StateFunctions f{fn.namer->New("get_state"), fn.namer->New("set_state")};
+  // get_state may run before a state symbol is bound: ag__.ldu gives Undefined then.
+  std::vector<ast::ExprPtr> loads, targets;
+  for (const Symbol& s : state) {
+    ast::ExprPtr load = s.composite() ? s.expr : b.Load(s.key);
+    loads.push_back(b.Call("ag__.ldu", {b.Lambda(load), b.Str(s.key)}));
+    targets.push_back(s.composite() ? WithCtx(s.expr, ast::Ctx::kStore) : b.Store(s.key));
+  }
   out.push_back(b.Def(f.get, {}, {b.Return(b.Tuple(std::move(loads)))}));
-  Body set_body;
+  Body set_body = Declarations(b, SimpleNames(state), fn);
   if (state.empty()) {
     set_body.push_back(b.Pass());
   } else {
-    set_body.push_back(b.Nonlocal(state));
-    std::vector<ast::ExprPtr> targets;
-    for (const auto& n : state) targets.push_back(b.Store(n));
     set_body.push_back(b.Assign(b.Tuple(std::move(targets), ast::Ctx::kStore), b.Load("vars_")));
   }
   out.push_back(b.Def(f.set, {"vars_"}, std::move(set_body)));
-  for (const auto& n : state) {
-    if (!defined.contains(n)) out.push_back(b.Assign(n, b.Call("ag__.Undefined", {b.Str(n)})));
+  for (const Symbol& s : state) {
+    if (s.composite() || defined.contains(s.key) || fn.declared.globals.contains(s.key) ||
+        fn.declared.nonlocals.contains(s.key)) {
+      continue;
+    }
+    out.push_back(b.Assign(s.key, b.Call("ag__.Undefined", {b.Str(s.key)})));
   }
   return f;
 }
 
-// def name(params): nonlocal state; body  (pass when empty)
+// def name(params): global/nonlocal ...; prefix; body  (pass when empty). The block
+// rebinds the state's names and the function's globals and nonlocals it assigns.
 ast::StmtPtr BodyFunction(const Builder& b, const std::string& name, std::vector<std::string> params,
-                          const std::vector<std::string>& state, Body prefix, const Body& body) {
-  Body fn_body;
-  if (!state.empty()) fn_body.push_back(b.Nonlocal(state));
+                          const std::vector<Symbol>& state, const NameSet& assigned, const FunctionScope& fn,
+                          Body prefix, const Body& body) {
+  NameSet rebound = SimpleNames(state);
+  for (const std::string& n : assigned) {
+    if (fn.declared.globals.contains(n) || fn.declared.nonlocals.contains(n)) rebound.insert(n);
+  }
+  Body fn_body = Declarations(b, rebound, fn);
   fn_body.insert(fn_body.end(), prefix.begin(), prefix.end());
   fn_body.insert(fn_body.end(), body.begin(), body.end());
   if (fn_body.empty()) fn_body.push_back(b.Pass());
   return b.Def(name, std::move(params), std::move(fn_body));
-}
-
-// Names modified by the statement that later code reads or that its blocks read
-// before writing them (`bound_first`: names each block binds before it starts, the
-// for loop's target).
-NameSet StateOf(const NameSet& modified, const NameSet& live, const std::vector<const Body*>& blocks,
-                const NameSet& bound_first = {}) {
-  NameSet wanted = live;
-  for (const Body* block : blocks) {
-    for (const std::string& n : LiveIn(*block, {})) {
-      if (!bound_first.contains(n)) wanted.insert(n);
-    }
-  }
-  return Intersect(modified, wanted);
 }
 
 // The options of `tf.autograph.experimental.set_loop_options(...)` called at the top
@@ -101,28 +140,42 @@ ast::ExprPtr LoopOptions(const Builder& b, const Body& body) {
   return nullptr;
 }
 
-// Returns the state names (all bound once the statement has run, if only to Undefined).
-std::vector<std::string> ConvertIf(const ast::If& s, const NameSet& live_out, const NameSet& defined, Namer& namer,
-                                   Body& out) {
+// Names that may be bound once `stmt` ran, given those that may be bound before.
+NameSet MayBeDefinedAfter(const ast::Stmt& stmt, const NameSet& before) {
+  NameSet out = before;
+  if (stmt.kind == StmtKind::kDelete) {
+    // Only an unconditional del unbinds for sure.
+    for (const auto& t : stmt.As<ast::Delete>()->targets) {
+      if (auto* n = t->As<ast::Name>()) out.erase(n->id);
+    }
+    return out;
+  }
+  NameSet assigned = AssignedNames(stmt);
+  out.insert(assigned.begin(), assigned.end());
+  return out;
+}
+
+std::vector<Symbol> ConvertIf(const ast::If& s, const NameSet& live_out, const NameSet& defined, FunctionScope& fn,
+                              Body& out) {
   Builder b(s.range);
   NameSet modified = AssignedNames(s.body);
   NameSet modified_else = AssignedNames(s.orelse);
   modified.insert(modified_else.begin(), modified_else.end());
-  std::vector<std::string> state = Sorted(StateOf(modified, live_out, {&s.body, &s.orelse}));
-  Body body = ConvertControlFlow(s.body, live_out, defined, namer);
-  Body orelse = ConvertControlFlow(s.orelse, live_out, defined, namer);
-  StateFunctions sf = MakeState(b, state, defined, namer, out);
-  std::string if_body = namer.New("if_body"), else_body = namer.New("else_body");
-  out.push_back(BodyFunction(b, if_body, {}, state, {}, body));
-  out.push_back(BodyFunction(b, else_body, {}, state, {}, orelse));
+  std::vector<Symbol> state = StateOf(modified, {&s.body, &s.orelse}, LiveIn(s, live_out), live_out, fn);
+  Body body = ConvertControlFlow(s.body, live_out, defined, fn);
+  Body orelse = ConvertControlFlow(s.orelse, live_out, defined, fn);
+  StateFunctions sf = MakeState(b, state, defined, fn, out);
+  std::string if_body = fn.namer->New("if_body"), else_body = fn.namer->New("else_body");
+  out.push_back(BodyFunction(b, if_body, {}, state, AssignedNames(s.body), fn, {}, body));
+  out.push_back(BodyFunction(b, else_body, {}, state, AssignedNames(s.orelse), fn, {}, orelse));
   out.push_back(b.Expr(b.Call("ag__.if_stmt", {s.test, b.Load(if_body), b.Load(else_body), b.Load(sf.get),
-                                              b.Load(sf.set), b.NameStrings(state),
+                                              b.Load(sf.set), b.NameStrings(Keys(state)),
                                               b.Int(static_cast<int64_t>(state.size()))})));
   return state;
 }
 
-std::vector<std::string> ConvertLoop(const ast::Stmt& s, const NameSet& live_out, const NameSet& defined,
-                                     Namer& namer, Body& out) {
+std::vector<Symbol> ConvertLoop(const ast::Stmt& s, const NameSet& live_out, const NameSet& defined,
+                                FunctionScope& fn, Body& out) {
   Builder b(s.range);
   const bool is_while = s.kind == StmtKind::kWhile;
   const Body& body = is_while ? s.As<ast::While>()->body : s.As<ast::For>()->body;
@@ -137,61 +190,65 @@ std::vector<std::string> ConvertLoop(const ast::Stmt& s, const NameSet& live_out
   for (const std::string& n : target) {
     if (!live_out.contains(n)) head_state.erase(n);
   }
-  std::vector<std::string> state = Sorted(StateOf(modified, head_state, {&body}, target));
-  Body converted = ConvertControlFlow(body, head, defined, namer);
-  StateFunctions sf = MakeState(b, state, defined, namer, out);
-  std::string loop_body = namer.New("loop_body");
+  Body target_block;
+  if (!is_while) target_block.push_back(b.Assign(s.As<ast::For>()->target, b.None()));
+  std::vector<Symbol> state = StateOf(modified, {&body, &target_block}, head_state, live_out, fn);
+  // Through the loop's back edge, whatever the body binds may be bound in it.
+  NameSet in_body = defined;
+  in_body.insert(modified.begin(), modified.end());
+  Body converted = ConvertControlFlow(body, head, in_body, fn);
+  StateFunctions sf = MakeState(b, state, defined, fn, out);
+  std::string loop_body = fn.namer->New("loop_body");
+  NameSet assigned = AssignedNames(body);
   if (is_while) {
-    std::string loop_test = namer.New("loop_test");
+    std::string loop_test = fn.namer->New("loop_test");
     out.push_back(b.Def(loop_test, {}, {b.Return(s.As<ast::While>()->test)}));
-    out.push_back(BodyFunction(b, loop_body, {}, state, {}, converted));
+    out.push_back(BodyFunction(b, loop_body, {}, state, assigned, fn, {}, converted));
     std::vector<ast::ExprPtr> args = {b.Load(loop_test), b.Load(loop_body), b.Load(sf.get), b.Load(sf.set),
-                                      b.NameStrings(state)};
+                                      b.NameStrings(Keys(state))};
     if (ast::ExprPtr opts = LoopOptions(b, body)) args.push_back(opts);
     out.push_back(b.Expr(b.Call("ag__.while_stmt", std::move(args))));
   } else {
     auto* f = s.As<ast::For>();
-    std::string itr = namer.New("itr");
-    out.push_back(BodyFunction(b, loop_body, {itr}, state, {b.Assign(f->target, b.Load(itr))}, converted));
+    std::string itr = fn.namer->New("itr");
+    assigned.insert(target.begin(), target.end());
+    out.push_back(
+        BodyFunction(b, loop_body, {itr}, state, assigned, fn, {b.Assign(f->target, b.Load(itr))}, converted));
     ast::ExprPtr extra = b.None();
     if (f->extra_test) {
-      std::string extra_test = namer.New("extra_test");
+      std::string extra_test = fn.namer->New("extra_test");
       out.push_back(b.Def(extra_test, {}, {b.Return(f->extra_test)}));
       extra = b.Load(extra_test);
     }
     std::vector<ast::ExprPtr> args = {f->iter, extra, b.Load(loop_body), b.Load(sf.get), b.Load(sf.set),
-                                      b.NameStrings(state)};
+                                      b.NameStrings(Keys(state))};
     if (ast::ExprPtr opts = LoopOptions(b, body)) args.push_back(opts);
     out.push_back(b.Expr(b.Call("ag__.for_stmt", std::move(args))));
   }
   // A loop's else clause (without break) runs once the loop is done.
-  NameSet bound = defined;
-  bound.insert(state.begin(), state.end());
-  Body after = ConvertControlFlow(orelse, live_out, bound, namer);
+  Body after = ConvertControlFlow(orelse, live_out, in_body, fn);
   out.insert(out.end(), after.begin(), after.end());
   return state;
 }
 
 }  // namespace
 
-Body ConvertControlFlow(const Body& body, const NameSet& live_out, const NameSet& defined_in, Namer& namer) {
+Body ConvertControlFlow(const Body& body, const NameSet& live_out, const NameSet& defined_in, FunctionScope& fn) {
   std::vector<NameSet> outs = LiveOuts(body, live_out);
   NameSet defined = defined_in;
   Body out;
   for (size_t i = 0; i < body.size(); ++i) {
     const ast::Stmt& s = *body[i];
-    std::vector<std::string> state;
     switch (s.kind) {
-      case StmtKind::kIf: state = ConvertIf(*s.As<ast::If>(), outs[i], defined, namer, out); break;
+      case StmtKind::kIf: ConvertIf(*s.As<ast::If>(), outs[i], defined, fn, out); break;
       case StmtKind::kWhile:
-      case StmtKind::kFor: state = ConvertLoop(s, outs[i], defined, namer, out); break;
+      case StmtKind::kFor: ConvertLoop(s, outs[i], defined, fn, out); break;
       case StmtKind::kWith:
-        out.push_back(WithBlocks(s, ConvertControlFlow(s.As<ast::With>()->body, outs[i], defined, namer), {}));
+        out.push_back(WithBlocks(s, ConvertControlFlow(s.As<ast::With>()->body, outs[i], defined, fn), {}));
         break;
       default: out.push_back(body[i]);
     }
-    defined = DefinedAfter(s, defined);
-    defined.insert(state.begin(), state.end());
+    defined = MayBeDefinedAfter(s, defined);
   }
   return out;
 }

@@ -68,7 +68,8 @@ std::shared_ptr<const ast::FunctionDef> ConvertFunction(const ast::FunctionDef& 
   NameSet locals = AssignedNames(def.body);
   locals.insert(params.begin(), params.end());
   body = ConvertExpressions(body, locals);
-  body = ConvertControlFlow(body, /*live_out=*/{}, /*defined=*/params, namer);
+  FunctionScope scope{.declared = DeclaredNames(def.body), .namer = &namer};
+  body = ConvertControlFlow(body, /*live_out=*/{}, /*defined=*/params, scope);
   return std::static_pointer_cast<const ast::FunctionDef>(WithFunctionBody(def, std::move(body), def.name));
 }
 

@@ -11,11 +11,6 @@ namespace {
 
 using K = Value::Kind;
 
-class UndefinedReturnValueObj : public Object {
- public:
-  std::string TypeName() const override { return "UndefinedReturnValue"; }
-};
-
 // `n` arguments, or n + `optional` (loops take an options dict last).
 Status Args(const CallArgs& a, size_t n, const char* name, size_t optional = 0) {
   if (a.args.size() < n || a.args.size() > n + optional) {
@@ -111,11 +106,13 @@ std::shared_ptr<Namespace> MakeAutographRuntime() {
     RETURN_IF_ERROR(Args(a, 1, "Undefined"));
     return Value::Obj(std::make_shared<UndefinedObj>(PyStr(a.args[0])));
   }));
-  // ldu(lambda: x, 'x'): x, or Undefined('x') when x is not bound (get_state uses it).
+  // ldu(lambda: x, 'x'): x, or Undefined('x') when x is not bound, or the composite
+  // x['a'] / x.a does not exist (get_state uses it).
   ag->Set("ldu", Fn("ldu", [](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
     RETURN_IF_ERROR(Args(a, 2, "ldu"));
     auto v = in.CallNoArgs(a.args[0], a.site);
-    if (!v.ok() && (IsPyError(v.status(), "UnboundLocalError") || IsPyError(v.status(), "NameError"))) {
+    if (!v.ok() && (IsPyError(v.status(), "NameError") || IsPyError(v.status(), "KeyError") ||
+                    IsPyError(v.status(), "AttributeError"))) {
       return Value::Obj(std::make_shared<UndefinedObj>(PyStr(a.args[1])));
     }
     return v;

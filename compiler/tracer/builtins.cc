@@ -159,7 +159,42 @@ StatusOr<Value> Sorted(Interpreter& in, CallArgs& a) {
 
 // int(), float(), bool(), str(), list(), tuple(), dict() as conversion functions; their
 // names double as types for isinstance().
+// dict(), dict(mapping or iterable of pairs), with keyword entries added after.
+StatusOr<Value> MakeDict(Interpreter& in, CallArgs& a) {
+  RETURN_IF_ERROR(Count(a, 0, 1, "dict"));
+  Value out = Value::NewDict();
+  auto put = [&](const Value& key, const Value& value) -> Status {
+    ASSIGN_OR_RETURN(int i, out.as_dict()->Find(key));
+    if (i >= 0) {
+      out.as_dict()->items[i].second = value;
+    } else {
+      out.as_dict()->items.emplace_back(key, value);
+    }
+    return absl::OkStatus();
+  };
+  if (!a.args.empty()) {
+    const Value& v = a.args[0];
+    if (v.is(K::kDict)) {
+      out.as_dict()->items = v.as_dict()->items;
+    } else {
+      ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(v));
+      for (size_t i = 0; i < items.size(); ++i) {
+        ASSIGN_OR_RETURN(std::vector<Value> pair, in.Iterate(items[i]));
+        if (pair.size() != 2) {
+          return PyError("ValueError", "dictionary update sequence element #" + std::to_string(i) + " has length " +
+                                           std::to_string(pair.size()) + "; 2 is required");
+        }
+        RETURN_IF_ERROR(put(pair[0], pair[1]));
+      }
+    }
+  }
+  for (const auto& [key, value] : a.kwargs) RETURN_IF_ERROR(put(Value::Str(key), value));
+  return out;
+}
+
 StatusOr<Value> Convert(Interpreter& in, CallArgs& a, const std::string& type) {
+  if (type == "dict") return MakeDict(in, a);
+  if (!a.kwargs.empty()) return PyError("TypeError", type + "() takes no keyword arguments");
   RETURN_IF_ERROR(Count(a, 0, 1, type.c_str()));
   if (a.args.empty()) {
     if (type == "int") return Value::Int(0);
@@ -230,14 +265,6 @@ StatusOr<Value> Convert(Interpreter& in, CallArgs& a, const std::string& type) {
     return Value::Bool(t);
   }
   if (type == "str") return Value::Str(PyStr(v));
-  if (type == "dict") {
-    if (v.is(K::kDict)) {
-      Value out = Value::NewDict();
-      out.as_dict()->items = v.as_dict()->items;
-      return out;
-    }
-    return PyError("NotImplementedError", "dict() of this argument is not supported by graphd");
-  }
   ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(v));
   return type == "list" ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
 }

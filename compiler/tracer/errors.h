@@ -15,8 +15,12 @@ namespace graphd::compiler::tracer {
 // everything else INVALID_ARGUMENT.
 Status PyError(absl::string_view cls, absl::string_view message);
 
-// True when `status` carries a Python exception of class `cls`.
+// True when `status` carries a Python exception of class `cls` or a subclass of it.
 bool IsPyError(const Status& status, absl::string_view cls);
+
+// Python's issubclass for the builtin exception classes (by name; unknown classes
+// are subclasses of themselves only).
+bool PyClassIsA(absl::string_view cls, absl::string_view base);
 
 }  // namespace graphd::compiler::tracer
 

@@ -28,6 +28,8 @@ class Evaluator {
  private:
   StatusOr<Flow> Exec(const ast::StmtPtr& s);
   StatusOr<Flow> ExecLoop(const ast::Stmt& s);
+  // `with` from its item `item_index` on: enters it, runs the rest, exits it.
+  StatusOr<Flow> ExecWith(const ast::With& w, size_t item_index);
   Status ExecFunctionDef(const ast::FunctionDef& def, const std::shared_ptr<const ast::Stmt>& holder);
   Status ExecClassDef(const ast::ClassDef& def);
   Status ExecImport(const ast::Stmt& s);

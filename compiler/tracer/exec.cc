@@ -7,16 +7,6 @@ namespace graphd::compiler::tracer {
 
 using ast::StmtKind;
 
-namespace {
-
-// A context manager that does nothing (tf.name_scope and the like).
-class NullContext : public Object {
- public:
-  std::string TypeName() const override { return "context"; }
-};
-
-}  // namespace
-
 StatusOr<Evaluator::Flow> Evaluator::ExecBody(const ast::Body& body) {
   for (const auto& s : body) {
     ASSIGN_OR_RETURN(Flow flow, Exec(s));
@@ -128,14 +118,7 @@ StatusOr<Evaluator::Flow> Evaluator::Exec(const ast::StmtPtr& owner) {
         }
       }
       return Flow::kNormal;
-    case StmtKind::kWith: {
-      auto* w = s.As<ast::With>();
-      for (const auto& item : w->items) {
-        ASSIGN_OR_RETURN(Value ctx, Eval(*item.context_expr));
-        if (item.optional_vars) RETURN_IF_ERROR(Assign(*item.optional_vars, ctx));
-      }
-      return ExecBody(w->body);
-    }
+    case StmtKind::kWith: return ExecWith(*s.As<ast::With>(), 0);
     case StmtKind::kFunctionDef:
       RETURN_IF_ERROR(ExecFunctionDef(*s.As<ast::FunctionDef>(), owner));
       return Flow::kNormal;
@@ -148,6 +131,25 @@ StatusOr<Evaluator::Flow> Evaluator::Exec(const ast::StmtPtr& owner) {
       return Flow::kNormal;
   }
   return Flow::kNormal;
+}
+
+StatusOr<Evaluator::Flow> Evaluator::ExecWith(const ast::With& w, size_t item_index) {
+  if (item_index == w.items.size()) return ExecBody(w.body);
+  const ast::WithItem& item = w.items[item_index];
+  ASSIGN_OR_RETURN(Value ctx, Eval(*item.context_expr));
+  Value entered = ctx;
+  if (ctx.is(Value::Kind::kObject)) {
+    auto e = ctx.as_object()->Enter(interp_);
+    if (!e.ok()) return errors::WithLocation(e.status(), item.context_expr->range);
+    entered = *std::move(e);
+  }
+  Status bound = item.optional_vars ? Assign(*item.optional_vars, entered) : absl::OkStatus();
+  StatusOr<Flow> flow = bound.ok() ? ExecWith(w, item_index + 1) : StatusOr<Flow>(bound);
+  if (ctx.is(Value::Kind::kObject)) {
+    Status exited = ctx.as_object()->Exit(interp_, !flow.ok());
+    if (flow.ok() && !exited.ok()) return errors::WithLocation(exited, item.context_expr->range);
+  }
+  return flow;
 }
 
 StatusOr<Evaluator::Flow> Evaluator::ExecLoop(const ast::Stmt& s) {

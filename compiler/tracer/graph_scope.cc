@@ -1,11 +1,23 @@
 #include "compiler/tracer/graph_scope.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
+#include "compiler/tracer/errors.h"
 
 namespace graphd::compiler::tracer {
+namespace {
+
+// The identity of one output of a node (distinct per output index).
+std::atomic<uint64_t> next_serial{1};
+
+const void* KeyOf(const OutputRef& r) { return static_cast<const char*>(static_cast<const void*>(r.node)) + r.index; }
+
+}  // namespace
 
 GraphScope::GraphScope(GraphScope* parent, std::string name)
     : parent_(parent),
+      serial_(next_serial.fetch_add(1, std::memory_order_relaxed)),
       name_(std::move(name)),
       graph_(std::make_unique<Graph>()),
       passes_(parent != nullptr ? parent->passes_ : nullptr) {}
@@ -36,36 +48,44 @@ StatusOr<const Node*> GraphScope::NewArg(const std::string& base, DType dtype, c
 }
 
 StatusOr<OutputRef> GraphScope::Bring(const TensorObj& t) {
-  if (t.symbolic() && t.scope == this) return t.ref;
+  if (t.symbolic() && t.scope == this && t.scope_serial == serial_) return t.ref;
   if (!t.symbolic()) {
     // An eager value becomes a constant. Not deduplicated: a freed tensor's address
     // may be reused by another one.
     ASSIGN_OR_RETURN(const Node* c, Add("Const", "Const", {}, {{"value", *t.value}}));
     return OutputRef{c, 0};
   }
-  const void* key = t.symbolic() ? static_cast<const void*>(t.ref.node) : static_cast<const void*>(&t);
-  if (t.symbolic()) key = static_cast<const char*>(key) + t.ref.index;  // distinct per output
-  if (auto it = brought_.find(key); it != brought_.end()) return it->second;
-  OutputRef here;
-  if (!t.symbolic()) {
-    ASSIGN_OR_RETURN(const Node* c, Add("Const", "Const", {}, {{"value", *t.value}}));
-    here = {c, 0};
-  } else {
-    if (parent_ == nullptr) {
-      return errors::Internal("a tensor from another trace was used here (tensors cannot leave the function that made them)");
-    }
-    // Make sure the parent has it first (it may itself be a capture there).
-    ASSIGN_OR_RETURN(OutputRef in_parent, parent_->Bring(t));
-    ASSIGN_OR_RETURN(const Node* arg, Add("Arg", "capture", {}, {{"dtype", t.dtype}, {"shape", t.shape}}));
-    auto outer = std::make_shared<TensorObj>();
-    outer->dtype = t.dtype;
-    outer->shape = t.shape;
-    outer->scope = parent_;
-    outer->ref = in_parent;
-    captures_.push_back({outer, arg});
-    here = {arg, 0};
+  bool reachable = false;
+  for (const GraphScope* s = parent_; s != nullptr && !reachable; s = s->parent_) {
+    reachable = s == t.scope && s->serial_ == t.scope_serial;
   }
+  if (!reachable) {
+    return PyError("ValueError",
+                   "a tensor made inside a conditional branch, a loop body or another tf.function was used "
+                   "outside it (InaccessibleTensorError): return it from that block as a variable instead of "
+                   "keeping it in a Python object");
+  }
+  const void* key = KeyOf(t.ref);
+  if (auto it = brought_.find(key); it != brought_.end()) return it->second;
+  // Make sure the parent has it first (it may itself be a capture there).
+  ASSIGN_OR_RETURN(OutputRef in_parent, parent_->Bring(t));
+  // The parent's tensor may have been brought here already under its own name (a
+  // nested body's captures are brought into the enclosing body by their outer refs).
+  if (auto it = brought_.find(KeyOf(in_parent)); it != brought_.end()) {
+    brought_[key] = it->second;
+    return it->second;
+  }
+  ASSIGN_OR_RETURN(const Node* arg, Add("Arg", "capture", {}, {{"dtype", t.dtype}, {"shape", t.shape}}));
+  auto outer = std::make_shared<TensorObj>();
+  outer->dtype = t.dtype;
+  outer->shape = t.shape;
+  outer->scope = parent_;
+  outer->scope_serial = parent_->serial_;
+  outer->ref = in_parent;
+  captures_.push_back({outer, arg});
+  OutputRef here{arg, 0};
   brought_[key] = here;
+  brought_[KeyOf(in_parent)] = here;
   return here;
 }
 

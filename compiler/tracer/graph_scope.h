@@ -28,6 +28,9 @@ class GraphScope {
   void set_passes(const passes::Pipeline* passes) { passes_ = passes; }
 
   GraphScope* parent() const { return parent_; }
+  // Unique per scope ever made in this process (scopes are freed once traced, and a
+  // new one may reuse the address).
+  uint64_t serial() const { return serial_; }
   const std::string& name() const { return name_; }
   Graph& graph() { return *graph_; }
 
@@ -38,7 +41,10 @@ class GraphScope {
   // A new Arg node (an argument of the body this scope becomes).
   StatusOr<const Node*> NewArg(const std::string& base, DType dtype, const PartialShape& shape);
 
-  // The tensor as an output of this scope's graph.
+  // The tensor as an output of this scope's graph. A symbolic tensor must belong to
+  // this scope or one enclosing it: one made in a body traced earlier (a branch, a
+  // loop body) is out of reach, a Python-level ValueError (TensorFlow's
+  // InaccessibleTensorError).
   StatusOr<OutputRef> Bring(const TensorObj& t);
 
   // Outer tensors this scope captured, in capture order: (outer tensor, Arg here).
@@ -60,6 +66,7 @@ class GraphScope {
 
  private:
   GraphScope* parent_;
+  uint64_t serial_;
   std::string name_;
   std::unique_ptr<Graph> graph_;
   absl::flat_hash_map<std::string, int> name_counts_;

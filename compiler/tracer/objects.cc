@@ -157,6 +157,16 @@ StatusOr<Value> InstanceObj::GetAttr(Interpreter&, const std::string& name) {
   return PyError("AttributeError", "'" + cls_->name() + "' object has no attribute '" + name + "'");
 }
 
+StatusOr<Value> InstanceObj::Enter(Interpreter& interp) {
+  ASSIGN_OR_RETURN(Value enter, GetAttr(interp, "__enter__"));
+  return interp.Call(enter, CallArgs{});
+}
+
+Status InstanceObj::Exit(Interpreter& interp, bool) {
+  ASSIGN_OR_RETURN(Value exit, GetAttr(interp, "__exit__"));
+  return interp.Call(exit, CallArgs{.args = {Value::None(), Value::None(), Value::None()}}).status();
+}
+
 Status InstanceObj::SetAttr(Interpreter&, const std::string& name, Value value) {
   attrs_[name] = std::move(value);
   return absl::OkStatus();

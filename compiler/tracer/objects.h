@@ -170,6 +170,10 @@ class InstanceObj : public Object {
   std::string TypeName() const override { return cls_->name(); }
   std::string Repr() const override { return "<" + cls_->name() + " object>"; }
   StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;
+  // __enter__() and __exit__(None, None, None) (no exception details are passed; an
+  // exception always propagates).
+  StatusOr<Value> Enter(Interpreter& interp) override;
+  Status Exit(Interpreter& interp, bool failed) override;
   Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
   const std::shared_ptr<ClassObj>& cls() const { return cls_; }
 
@@ -189,6 +193,13 @@ class UndefinedObj : public Object {
 
  private:
   std::string name_;
+};
+
+// AutoGraph's initial value of the return value of a function that returns from
+// inside control flow (`ag__.UndefinedReturnValue()`): no return statement ran yet.
+class UndefinedReturnValueObj : public Object {
+ public:
+  std::string TypeName() const override { return "UndefinedReturnValue"; }
 };
 
 // start:stop:step in a subscript; each part None or a value (ints for Python

@@ -12,6 +12,17 @@
 
 namespace graphd::compiler::tracer {
 
+// Helpers the staging files share.
+bool IsUndefined(const Value& v);        // ag__.Undefined(...)
+bool IsUndefinedReturn(const Value& v);  // ag__.UndefinedReturnValue()
+// A leaf a staged branch or loop can carry as a tensor: a tensor, number, str, bytes.
+bool LeafConvertible(const Value& v);
+// The captures of several bodies of one node, without repeats, in first-seen order.
+std::vector<std::shared_ptr<TensorObj>> UnionOfCaptures(const std::vector<GraphScope*>& scopes);
+// Arguments of `scope` for `captures`, in that order (bringing missing ones in).
+StatusOr<std::vector<const Node*>> CaptureArgs(GraphScope& scope,
+                                               const std::vector<std::shared_ptr<TensorObj>>& captures);
+
 // A traced body: its scope (already popped) and the values it produced.
 struct TracedBody {
   std::unique_ptr<GraphScope> scope;
@@ -24,14 +35,22 @@ StatusOr<TracedBody> TraceBody(Interpreter& interp, Tracer& tracer, const std::s
                                const std::vector<TensorType>& arg_types,
                                const std::function<StatusOr<std::vector<Value>>(const std::vector<Value>& args)>& fn);
 
-// Stages `if cond:` with both branches' state: returns the state after the If.
+// Stages `if cond:` with both branches' state (one value per name in `names`):
+// returns the state after the If. TensorFlow's rules: a name undefined, None or
+// without a return value in one branch, or of another structure or dtype in the
+// other, is an error; tuples, lists and dicts are taken apart into their leaves;
+// leaves both branches leave as the same Python value stay Python values.
 StatusOr<std::vector<Value>> StageCond(Interpreter& interp, Tracer& tracer, const Value& cond,
                                        const std::vector<std::string>& names, TracedBody then_body,
                                        TracedBody else_body);
 
-// Stages a while loop over `init` (the state before it). `invariants`, when not
-// empty, has one entry per loop variable: a shape it may take in the loop (from
-// shape_invariants), more general than its shape before the loop.
+// Stages a while loop over `init` (the state before it, one value per name): its
+// leaves are the loop variables. `invariants`, when not empty, has one entry per leaf
+// of `init`: a shape it may take in the loop (from shape_invariants), more general
+// than its shape before the loop. State undefined before the loop (or None, or the
+// return value) is found by tracing the body once and starts as zeros of what one
+// iteration makes it; the loop must then run at least once (a run-time error says
+// so otherwise), as in TensorFlow.
 StatusOr<std::vector<Value>> StageWhile(Interpreter& interp, Tracer& tracer, const std::vector<std::string>& names,
                                         const std::vector<Value>& init,
                                         const std::function<StatusOr<Value>()>& test,

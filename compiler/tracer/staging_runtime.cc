@@ -1,6 +1,7 @@
 // ag__ with tensor dispatch: MakeStagingRuntime (see tracer.h).
 #include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/nest.h"
 #include "compiler/tracer/staging.h"
 #include "compiler/tracer/tensor_array.h"
 #include "compiler/tracer/tf_objects.h"
@@ -32,17 +33,22 @@ StatusOr<Value> Fallback(Interpreter& in, const std::string& name, CallArgs& a) 
   return in.Call(*fn, a);
 }
 
-// The shape invariants of a loop's options dict (set_loop_options), one per loop
-// variable in `init`, matched as TensorFlow matches them: by the identity of the
-// tensor the variable holds before the loop.
+// The shape invariants of a loop's options dict (set_loop_options), one per leaf of the
+// state `init` (see StageWhile), matched as TensorFlow matches them: by the identity of
+// the tensor a loop variable holds before the loop.
 StatusOr<std::vector<std::optional<PartialShape>>> ShapeInvariants(Interpreter& in, const CallArgs& a, size_t at,
                                                                    const std::vector<Value>& init) {
-  std::vector<std::optional<PartialShape>> out(init.size());
+  std::vector<Value> leaves;
+  for (const Value& v : init) RETURN_IF_ERROR(FlattenLeaves(v, leaves));
+  std::vector<std::optional<PartialShape>> out(leaves.size());
   if (a.args.size() <= at || !a.args[at].is(K::kDict)) return out;
   for (const auto& [key, value] : a.args[at].as_dict()->items) {
     if (!key.is(K::kStr)) continue;
     if (key.as_str() != "shape_invariants") {
-      if (key.as_str() == "parallel_iterations" || key.as_str() == "swap_memory") continue;  // no effect here
+      if (key.as_str() == "parallel_iterations" || key.as_str() == "swap_memory" ||
+          key.as_str() == "maximum_iterations") {
+        continue;  // no effect here
+      }
       return PyError("ValueError", "set_loop_options() got an unsupported option '" + key.as_str() +
                                        "' (supported: shape_invariants, parallel_iterations, swap_memory)");
     }
@@ -54,8 +60,8 @@ StatusOr<std::vector<std::optional<PartialShape>>> ShapeInvariants(Interpreter& 
       }
       ASSIGN_OR_RETURN(PartialShape shape, ShapeFromValue(kv[1]));
       bool matched = false;
-      for (size_t i = 0; i < init.size(); ++i) {
-        if (init[i].is(K::kTensor) && init[i].as_tensor() == kv[0].as_tensor()) {
+      for (size_t i = 0; i < leaves.size(); ++i) {
+        if (leaves[i].is(K::kTensor) && leaves[i].as_tensor() == kv[0].as_tensor()) {
           out[i] = shape;
           matched = true;
         }
@@ -68,12 +74,15 @@ StatusOr<std::vector<std::optional<PartialShape>>> ShapeInvariants(Interpreter& 
   return out;
 }
 
+// TensorFlow's error for a Python loop whose condition becomes a tensor: its
+// NotImplementedError for a while loop, the TypeError of using a tensor as a Python
+// bool for a for loop's break; the class is both (OperatorNotAllowedInGraphError).
 Status BecameTensor(const char* loop) {
-  return PyError("TypeError",
-                 std::string("the condition of a Python `") + loop +
-                     "` loop became a tensor (a `break` or `return` under a tensor condition?). AutoGraph stages "
-                     "only loops whose condition or iterable is a tensor from the start: write `while "
-                     "tf.constant(True):` or iterate over tf.range(...) instead.");
+  return PyError("OperatorNotAllowedInGraphError",
+                 std::string("The condition of ") + loop + " loop started as non-Tensor, then changed to Tensor. "
+                 "This may happen either because variables changed type, or when a break or return statement "
+                 "inside the loop depends on a Tensor condition. In both cases, changing to a TF loop should "
+                 "remove the error (`while tf.constant(True):`, or iterate over tf.range(...)).");
 }
 
 StatusOr<Value> IfStmt(Interpreter& in, CallArgs& a) {

@@ -3,6 +3,7 @@
 #ifndef GRAPHD_COMPILER_TRACER_TENSOR_VALUE_H_
 #define GRAPHD_COMPILER_TRACER_TENSOR_VALUE_H_
 
+#include <cstdint>
 #include <optional>
 #include <string>
 
@@ -18,6 +19,7 @@ struct TensorObj {
   PartialShape shape;
   // Symbolic: the graph scope the tensor lives in and its node output.
   GraphScope* scope = nullptr;
+  uint64_t scope_serial = 0;  // scope->serial(): tells a live scope from a finished one
   OutputRef ref;
   // Eager: the value.
   std::optional<Tensor> value;

@@ -77,7 +77,7 @@ std::shared_ptr<Namespace> MakeTfModule() {
   AddNnFunctions(*nn);
   for (const char* name : {"softmax", "log_softmax"}) math->Set(name, *nn->Find(name));
   AddControlFunctions(*tf, *debugging);
-  AddStringAndRandomFunctions(*strings, *random);
+  AddMiscFunctions(*tf, *strings, *random);
   tf->Set("TensorSpec", Fn("TensorSpec", TensorSpec));
   tf->Set("Variable", Fn("Variable", MakeVariable));
   tf->Set("TensorArray", Fn("TensorArray", MakeTensorArray));

@@ -2,6 +2,7 @@
 // tile, gather, slice, pad, one_hot, reverse, where.
 #include "absl/strings/ascii.h"
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_array.h"
 #include "compiler/tracer/tf_args.h"
 
@@ -166,6 +167,28 @@ StatusOr<Value> Pad(Interpreter& in, CallArgs& call) {
   }
   AttrMap attrs = {{"paddings", pads}, {"mode", mode}};
   Value cv = a.GetOr("constant_values", Value::Int(0));
+  if (cv.is(K::kTensor) && cv.as_tensor()->symbolic() && DTypeOf(xr) != DType::kString) {
+    // A value known only at run time: pad with zeros, then put it where a mask padded
+    // the same way is zero.
+    ASSIGN_OR_RETURN(OutputRef value, t->ToTensor(cv));
+    if (ShapeOf(value).known_rank() && ShapeOf(value).rank() != 0) {
+      return PyError("ValueError", "pad() constant_values must be a scalar, got shape " + ShapeRepr(ShapeOf(value)));
+    }
+    if (DTypeOf(value) != DTypeOf(xr)) {
+      return PyError("TypeError", "pad() constant_values has dtype " + std::string(DTypeName(DTypeOf(value))) +
+                                      ", the tensor " + std::string(DTypeName(DTypeOf(xr))));
+    }
+    attrs["constant_values"] = IsFloating(DTypeOf(xr)) ? AttrValue(0.0f) : AttrValue(int64_t{0});
+    ASSIGN_OR_RETURN(Value padded, t->Op("Pad", {xr}, attrs, "Pad"));
+    ASSIGN_OR_RETURN(Value ones, t->Op("OnesLike", {xr}, {}, "Pad"));
+    ASSIGN_OR_RETURN(OutputRef ones_ref, t->ToTensor(ones));
+    ASSIGN_OR_RETURN(Value mask, t->Op("Pad", {ones_ref}, attrs, "Pad"));
+    ASSIGN_OR_RETURN(OutputRef mask_ref, t->ToTensor(mask));
+    ASSIGN_OR_RETURN(Value inside, t->Op("Cast", {mask_ref}, {{"DstT", DType::kBool}}, "Pad"));
+    ASSIGN_OR_RETURN(OutputRef inside_ref, t->ToTensor(inside));
+    ASSIGN_OR_RETURN(OutputRef padded_ref, t->ToTensor(padded));
+    return t->Op("SelectV2", {inside_ref, padded_ref, value}, {}, "Pad");
+  }
   if (DTypeOf(xr) == DType::kString) {
     if (!cv.is(K::kStr)) {
       if (!(cv.is_int_like() && cv.as_int() == 0)) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/nest.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/staging.h"
 #include "compiler/tracer/tf_args.h"
@@ -13,76 +14,17 @@ namespace {
 
 using K = Value::Kind;
 
-// --- Nested structures (TensorFlow's nest): lists, tuples and dicts of leaves. ---
-
-bool IsTensorLikeObject(const Value& v) {
-  return v.is(K::kObject) && v.as_object() && v.as_object()->IsTensorLike();
-}
-
 bool IsSequence(const Value& v) { return v.is(K::kList) || v.is(K::kTuple); }
 
 const std::vector<Value>& Items(const Value& v) { return v.is(K::kList) ? v.as_list()->items : v.as_tuple(); }
 
-// A dict's item indices in key order (by repr), the order its values flatten in.
-std::vector<size_t> SortedKeys(const DictObj& d) {
-  std::vector<size_t> order(d.items.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return PyRepr(d.items[a].first) < PyRepr(d.items[b].first); });
-  return order;
-}
-
-void Flatten(const Value& v, std::vector<Value>& leaves) {
-  if (IsSequence(v)) {
-    for (const Value& e : Items(v)) Flatten(e, leaves);
-  } else if (v.is(K::kDict)) {
-    for (size_t i : SortedKeys(*v.as_dict())) Flatten(v.as_dict()->items[i].second, leaves);
-  } else {
-    leaves.push_back(v);
-  }
-}
-
 // Same nesting (list and tuple interchangeable, dicts with the same keys).
-bool SameStructure(const Value& a, const Value& b) {
-  if (IsSequence(a) || IsSequence(b)) {
-    if (!IsSequence(a) || !IsSequence(b) || Items(a).size() != Items(b).size()) return false;
-    for (size_t i = 0; i < Items(a).size(); ++i) {
-      if (!SameStructure(Items(a)[i], Items(b)[i])) return false;
-    }
-    return true;
-  }
-  if (a.is(K::kDict) || b.is(K::kDict)) {
-    if (!a.is(K::kDict) || !b.is(K::kDict) || a.as_dict()->items.size() != b.as_dict()->items.size()) return false;
-    for (const auto& [key, value] : a.as_dict()->items) {
-      auto index = b.as_dict()->Find(key);
-      if (!index.ok() || *index < 0 || !SameStructure(value, b.as_dict()->items[*index].second)) return false;
-    }
-    return true;
-  }
-  return true;
-}
+bool SameStructure(const Value& a, const Value& b) { return !StructureMismatch(a, b, /*sequences_alike=*/true); }
 
-// `leaves` (from *pos on) in the structure of `like`.
-Value Pack(const Value& like, const std::vector<Value>& leaves, size_t* pos) {
-  if (IsSequence(like)) {
-    std::vector<Value> items;
-    for (const Value& e : Items(like)) items.push_back(Pack(e, leaves, pos));
-    return like.is(K::kList) ? Value::List(std::move(items)) : Value::Tuple(std::move(items));
-  }
-  if (like.is(K::kDict)) {
-    const DictObj& d = *like.as_dict();
-    std::vector<Value> values(d.items.size());
-    for (size_t i : SortedKeys(d)) values[i] = Pack(d.items[i].second, leaves, pos);
-    Value out = Value::NewDict();
-    for (size_t i = 0; i < d.items.size(); ++i) out.as_dict()->items.emplace_back(d.items[i].first, values[i]);
-    return out;
-  }
-  return leaves[(*pos)++];
-}
-
+// `leaves` in the structure of `like`.
 Value Pack(const Value& like, const std::vector<Value>& leaves) {
   size_t pos = 0;
-  return Pack(like, leaves, &pos);
+  return PackLike(like, leaves, &pos);
 }
 
 Status CheckCallable(const Args& a, const Value& v, const std::string& what) {
@@ -115,7 +57,7 @@ StatusOr<Value> Cond(Interpreter& in, CallArgs& call) {
     return TraceBody(in, *t, name, {}, [&](const std::vector<Value>&) -> StatusOr<std::vector<Value>> {
       ASSIGN_OR_RETURN(*structure, in.CallNoArgs(fn, call.site));
       std::vector<Value> leaves;
-      Flatten(*structure, leaves);
+      RETURN_IF_ERROR(FlattenLeaves(*structure, leaves));
       for (Value& leaf : leaves) {
         // Branch results are tensors, as in TensorFlow (None stays None; variables
         // are read).
@@ -149,7 +91,7 @@ class WhileLoop {
       : in_(in), cond_(std::move(cond)), body_(std::move(body)), site_(site) {
     single_ = !IsSequence(loop_vars);
     structure_ = single_ ? Value::Tuple({loop_vars}) : loop_vars;
-    Flatten(structure_, state_);
+    init_status_ = FlattenLeaves(structure_, state_);
   }
 
   // cond(*vars): the loop's test on the current state.
@@ -164,12 +106,13 @@ class WhileLoop {
                                        PyRepr(structure_) + ", got " + PyRepr(out));
     }
     state_.clear();
-    Flatten(out, state_);
+    RETURN_IF_ERROR(FlattenLeaves(out, state_));
     return absl::OkStatus();
   }
 
   // The loop in Python (eager code): cond and body run until cond is false.
   StatusOr<Value> RunNow(int64_t max_iterations) {
+    RETURN_IF_ERROR(init_status_);
     for (int64_t i = 0; max_iterations < 0 || i < max_iterations; ++i) {
       RETURN_IF_ERROR(in_.Step());
       ASSIGN_OR_RETURN(Value test, Test());
@@ -183,6 +126,7 @@ class WhileLoop {
   // A While node; with `max_iterations` (a scalar int32 tensor value or None) a
   // counter runs beside the loop variables and ends the loop there.
   StatusOr<Value> Stage(Tracer& t, const Value& max_iterations, const Value& shape_invariants) {
+    RETURN_IF_ERROR(init_status_);
     const bool counted = !max_iterations.is_none();
     ASSIGN_OR_RETURN(std::vector<std::optional<PartialShape>> invariants, Invariants(shape_invariants));
     if (counted) invariants.insert(invariants.begin(), std::nullopt);
@@ -261,6 +205,7 @@ class WhileLoop {
   bool single_ = false;
   Value structure_;
   std::vector<Value> state_;  // the loop variables, flattened
+  Status init_status_;        // of flattening loop_vars
 };
 
 StatusOr<Value> WhileLoopFn(Interpreter& in, CallArgs& call) {

@@ -3,6 +3,7 @@
 // tf.TensorShape, which shape invariants use.
 #include "compiler/autograph/converter.h"
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/repr.h"
 #include "compiler/tracer/tf_args.h"
 #include "compiler/tracer/tf_objects.h"
 
@@ -107,6 +108,14 @@ void AddFunctionAndAutograph(Namespace& tf, Namespace& autograph) {
   autograph.Set("to_code", Fn("to_code", ToCode));
   autograph.Set("to_graph", Fn("to_graph", ToGraph));
   autograph.Set("convert", Fn("convert", Convert));
+  // tf.autograph.trace(*args): prints its arguments while tracing, whatever the
+  // control flow around it (print() inside a staged body prints when it runs).
+  autograph.Set("trace", Fn("trace", [](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+    std::string line;
+    for (size_t i = 0; i < a.args.size(); ++i) line += (i ? " " : "") + PyStr(a.args[i]);
+    in.out() += line + "\n";
+    return Value::None();
+  }));
   auto experimental = std::make_shared<Namespace>("tensorflow.autograph.experimental");
   autograph.Set("experimental", Value::Obj(experimental));
   Value set_element_type = Fn("set_element_type", SetElementType);

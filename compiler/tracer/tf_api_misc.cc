@@ -122,9 +122,71 @@ StatusOr<Value> StatelessNormal(Interpreter& in, CallArgs& call) {
   return Affine(in, n, stddev, mean);
 }
 
+// The stateful generators (tf.random.uniform, normal, ...) are not implemented: their
+// values would differ from TensorFlow's anyway, so they say which call to use.
+StatusOr<Value> StatefulRandom(const std::string& name) {
+  return PyError("NotImplementedError",
+                 "tf.random." + name + " is not supported by graphd: its stateful random stream cannot match "
+                 "TensorFlow's. Use tf.random.stateless_" + (name == "truncated_normal" ? "normal" : name) +
+                 "(shape, seed=[a, b], ...) instead, which gives the same values on every call for the same seed.");
+}
+
+// tf.name_scope(name): a context manager under which the nodes made get names
+// "name/..."; `as` binds the scope's full name ("outer/name/").
+class NameScopeObj : public Object {
+ public:
+  explicit NameScopeObj(std::string name) : name_(std::move(name)) {}
+  std::string TypeName() const override { return "name_scope"; }
+  StatusOr<Value> Enter(Interpreter& interp) override {
+    auto* tracer = dynamic_cast<Tracer*>(interp.tensor_hooks());
+    if (tracer == nullptr) return Value::Str(name_.empty() ? "" : name_ + "/");
+    if (name_.empty()) return Value::Str("");
+    tracer_ = tracer;
+    tracer->PushNameScope(name_);
+    return Value::Str(tracer->NameScopePrefix());
+  }
+  Status Exit(Interpreter&, bool) override {
+    if (tracer_ != nullptr) tracer_->PopNameScope();
+    tracer_ = nullptr;
+    return absl::OkStatus();
+  }
+
+ private:
+  std::string name_;
+  Tracer* tracer_ = nullptr;  // the tracer entered, for the duration of the block
+};
+
+StatusOr<Value> NameScope(Interpreter&, CallArgs& call) {
+  Args a("name_scope", call, {"name", "default_name", "values"});
+  RETURN_IF_ERROR(a.Check());
+  ASSIGN_OR_RETURN(Value name, a.Get("name"));
+  if (!name.is(Value::Kind::kStr)) {
+    return PyError("ValueError", "name_scope() name must be a string, got " + name.TypeName());
+  }
+  const std::string& n = name.as_str();
+  for (char c : n) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' || c == '-' || c == '/')) {
+      return PyError("ValueError", "'" + n + "' is not a valid scope name");
+    }
+  }
+  return Value::Obj(std::make_shared<NameScopeObj>(n.size() > 0 && n.back() == '/' ? n.substr(0, n.size() - 1) : n));
+}
+
 }  // namespace
 
-void AddStringAndRandomFunctions(Namespace& strings, Namespace& random) {
+void AddMiscFunctions(Namespace& tf, Namespace& strings, Namespace& random) {
+  tf.Set("name_scope", Fn("name_scope", NameScope));
+  // The global seed only affects the stateful generators, which graphd does not have.
+  random.Set("set_seed", Fn("set_seed", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
+    if (a.args.size() != 1 || !(a.args[0].is_int_like() || a.args[0].is_none())) {
+      return PyError("TypeError", "set_seed() takes one int (or None)");
+    }
+    return Value::None();
+  }));
+  for (const char* name : {"uniform", "normal", "truncated_normal", "shuffle", "categorical", "poisson", "gamma"}) {
+    std::string n = name;
+    random.Set(n, Fn(n, [n](Interpreter&, CallArgs&) { return StatefulRandom(n); }));
+  }
   strings.Set("join", Fn("join", StringsJoin));
   strings.Set("length", Fn("length", StringsLength));
   random.Set("stateless_uniform", Fn("stateless_uniform", StatelessUniform));

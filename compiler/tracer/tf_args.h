@@ -82,8 +82,9 @@ void AddControlFunctions(Namespace& tf, Namespace& debugging);
 // tf.function, tf.TensorShape, tf.autograph (to_code, to_graph, convert,
 // experimental.set_element_type / set_loop_options).
 void AddFunctionAndAutograph(Namespace& tf, Namespace& autograph);
-// tf.strings.join/length, tf.random.stateless_uniform/normal.
-void AddStringAndRandomFunctions(Namespace& strings, Namespace& random);
+// tf.strings.join/length, tf.random.stateless_uniform/normal (and the stateful
+// generators' clear error), tf.name_scope.
+void AddMiscFunctions(Namespace& tf, Namespace& strings, Namespace& random);
 
 // A PrintV2 of `values` (Python values become text of the template, tensors its
 // fields) on `stream` ("stdout" or "stderr").

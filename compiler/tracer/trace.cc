@@ -1,6 +1,7 @@
 #include "compiler/tracer/trace.h"
 
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/nest.h"
 #include "compiler/tracer/tf_objects.h"
 #include "compiler/tracer/tracer.h"
 
@@ -10,18 +11,28 @@ namespace {
 using K = Value::Kind;
 
 // Replaces tensors in `v` by OutputSlots, collecting them (brought into the root).
-StatusOr<Value> Split(Tracer& tracer, const Value& v, std::vector<OutputRef>& results) {
+// A tf.function (`as_tf`) returns tensors as TensorFlow does: Python numbers, bools
+// and strings become tensors (int32, float32, bool, string), variables their values;
+// other objects cannot be returned (TypeError). A plain function returns them as
+// they are.
+StatusOr<Value> Split(Tracer& tracer, const Value& v, std::vector<OutputRef>& results, const FunctionObj& fn,
+                      bool as_tf, int depth = 0) {
+  if (depth > kMaxNestDepth) {
+    return PyError("RecursionError", "the value returned by " + fn.name + " is nested more than " +
+                                         std::to_string(kMaxNestDepth) + " levels deep");
+  }
+  auto slot = [&](const Value& tensor) -> StatusOr<Value> {
+    ASSIGN_OR_RETURN(OutputRef r, tracer.ToTensor(tensor));
+    results.push_back(r);
+    return Value::Obj(std::make_shared<OutputSlot>(static_cast<int>(results.size()) - 1));
+  };
   switch (v.kind()) {
-    case K::kTensor: {
-      ASSIGN_OR_RETURN(OutputRef r, tracer.ToTensor(v));
-      results.push_back(r);
-      return Value::Obj(std::make_shared<OutputSlot>(static_cast<int>(results.size()) - 1));
-    }
+    case K::kTensor: return slot(v);
     case K::kTuple:
     case K::kList: {
       std::vector<Value> items;
       for (const Value& e : v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items) {
-        ASSIGN_OR_RETURN(Value s, Split(tracer, e, results));
+        ASSIGN_OR_RETURN(Value s, Split(tracer, e, results, fn, as_tf, depth + 1));
         items.push_back(std::move(s));
       }
       return v.is(K::kTuple) ? Value::Tuple(std::move(items)) : Value::List(std::move(items));
@@ -29,15 +40,20 @@ StatusOr<Value> Split(Tracer& tracer, const Value& v, std::vector<OutputRef>& re
     case K::kDict: {
       Value out = Value::NewDict();
       for (const auto& [k, e] : v.as_dict()->items) {
-        ASSIGN_OR_RETURN(Value s, Split(tracer, e, results));
+        ASSIGN_OR_RETURN(Value s, Split(tracer, e, results, fn, as_tf, depth + 1));
         out.as_dict()->items.emplace_back(k, std::move(s));
       }
       return out;
     }
     case K::kObject:
       if (v.object_as<UndefinedObj>()) return PyError("UnboundLocalError", "the function returned an undefined value");
-      return v;
-    default: return v;
+      if (!as_tf) return v;
+      if (IsTensorLikeObject(v)) return slot(v);
+      return PyError("TypeError", "To be compatible with tf.function, Python functions must return zero or more "
+                                  "Tensors or None values; in compilation of " + fn.name +
+                                  ", found return value of type " + v.TypeName() + ", which is not a Tensor.");
+    case K::kNone: return v;
+    default: return as_tf ? slot(v) : v;
   }
 }
 
@@ -91,7 +107,7 @@ StatusOr<ConcreteFunction> TraceFunction(Interpreter& interp, const Value& fn, c
   interp.out() = out_before;
   if (!result.ok()) return result.status();
   std::vector<OutputRef> results;
-  ASSIGN_OR_RETURN(cf.output_template, Split(tracer, *result, results));
+  ASSIGN_OR_RETURN(cf.output_template, Split(tracer, *result, results, *user, user->tf_function));
   for (int i = 0; i < root.graph().num_nodes(); ++i) {
     cf.traced_nodes.emplace_back(root.graph().node(i)->name(), root.graph().node(i)->op_name());
   }

@@ -76,6 +76,7 @@ Value Tracer::Wrap(OutputRef ref) {
   t->dtype = ref.node->output(ref.index).dtype;
   t->shape = ref.node->output(ref.index).shape;
   t->scope = &scope();
+  t->scope_serial = scope().serial();
   t->ref = ref;
   return Value::Tensor(std::move(t));
 }
@@ -152,7 +153,8 @@ StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<Output
 StatusOr<Value> Tracer::Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs,
                            const std::string& base, bool stateful) {
   if (eager_ != nullptr && !in_staged_body()) return RunEager(op, inputs, std::move(attrs));
-  auto node = scope().Add(op, base.empty() ? LowerOpName(op) : base, std::move(inputs), std::move(attrs), stateful,
+  auto node = scope().Add(op, NameScopePrefix() + (base.empty() ? LowerOpName(op) : base), std::move(inputs),
+                          std::move(attrs), stateful,
                           interp_ ? interp_->current_range() : SourceRange{});
   if (!node.ok()) return AsPython(node.status());
   if ((*node)->num_outputs() == 1) return Wrap({*node, 0});
@@ -224,7 +226,7 @@ StatusOr<bool> Tracer::Truth(Interpreter&, const Value& t) {
     if (value.num_elements() != 1) return PyError("ValueError", "The truth value of an array with more than one element is ambiguous");
     if (value.dtype() == DType::kBool) return value.data<bool>()[0];
   }
-  return PyError("TypeError",
+  return PyError("OperatorNotAllowedInGraphError",
                  "Using a symbolic `tf.Tensor` as a Python `bool` is not allowed: its value is known only when "
                  "the function runs. AutoGraph stages `if`, `while` and `for` on tensors; other uses need "
                  "tf.cond or tf.where.");

@@ -34,6 +34,12 @@ class Tracer : public TensorHooks {
   bool variable_creation_allowed() const { return variables_allowed_ || eager(); }
 
   GraphScope& scope() { return *scopes_.back(); }
+  // tf.name_scope: nodes made inside get names under "outer/inner/".
+  void PushNameScope(const std::string& name) { name_scopes_.push_back(NameScopePrefix() + name + "/"); }
+  void PopNameScope() {
+    if (!name_scopes_.empty()) name_scopes_.pop_back();
+  }
+  std::string NameScopePrefix() const { return name_scopes_.empty() ? "" : name_scopes_.back(); }
   void Push(GraphScope* s) { scopes_.push_back(s); }
   void Pop() { scopes_.pop_back(); }
 
@@ -73,6 +79,7 @@ class Tracer : public TensorHooks {
   StatusOr<Value> RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs);
 
   std::vector<GraphScope*> scopes_;
+  std::vector<std::string> name_scopes_;  // full prefixes, innermost last
   const Interpreter* interp_;
   EagerRunner* eager_ = nullptr;
   bool variables_allowed_ = true;

@@ -130,4 +130,8 @@ StatusOr<Value> Object::AsTensor(Interpreter&) {
   return PyError("TypeError", "'" + TypeName() + "' object is not a tensor");
 }
 
+StatusOr<Value> Object::Enter(Interpreter&) { return Value::Obj(shared_from_this()); }
+
+Status Object::Exit(Interpreter&, bool) { return absl::OkStatus(); }
+
 }  // namespace graphd::compiler::tracer

@@ -127,6 +127,11 @@ class Object : public std::enable_shared_from_this<Object> {
   // Objects that stand for a tensor in operators and ops (variables) convert here.
   virtual bool IsTensorLike() const { return false; }
   virtual StatusOr<Value> AsTensor(Interpreter& interp);
+  // The context manager protocol of `with`: Enter's value is what `as` binds, Exit
+  // runs when the block is left (`failed`: by an exception, which propagates).
+  // Default: the object itself, and nothing.
+  virtual StatusOr<Value> Enter(Interpreter& interp);
+  virtual Status Exit(Interpreter& interp, bool failed);
 };
 
 }  // namespace graphd::compiler::tracer

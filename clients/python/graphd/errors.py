@@ -170,18 +170,23 @@ def _parse_detail(metadata):
 # raises an exception that is an instance of that builtin and of the OpError class of
 # the status code (so both `except ValueError` and `except graphd.errors.OpError` work).
 _PYTHON_CLASSES = {
-    cls.__name__: cls for cls in (
+    cls.__name__: (cls,) for cls in (
         ValueError, TypeError, NameError, AttributeError, IndexError, KeyError,
         ZeroDivisionError, AssertionError, ImportError, RecursionError,
         NotImplementedError, SyntaxError, IndentationError, TabError,
-        UnboundLocalError, OverflowError)}
+        UnboundLocalError, OverflowError, RuntimeError, LookupError, ArithmeticError,
+        StopIteration, Exception)}
+# TensorFlow's error for a tensor used as a Python bool (a TypeError), also raised where
+# TensorFlow raises NotImplementedError for a Python loop whose condition became a
+# tensor: it is both.
+_PYTHON_CLASSES["OperatorNotAllowedInGraphError"] = (TypeError, NotImplementedError)
 _PYTHON_ERROR_CACHE = {}
 
 
 def _python_error_class(name, status_cls):
     key = (name, status_cls)
     if key not in _PYTHON_ERROR_CACHE:
-        _PYTHON_ERROR_CACHE[key] = type(name, (status_cls, _PYTHON_CLASSES[name]), {
+        _PYTHON_ERROR_CACHE[key] = type(name, (status_cls,) + _PYTHON_CLASSES[name], {
             "__module__": "graphd.errors",
             "__doc__": "%s raised by user code on the server (%s)." % (name, status_cls.__name__),
         })
