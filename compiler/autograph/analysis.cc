@@ -216,6 +216,21 @@ void AllReadsStmt(const Stmt& s, NameSet& out) {
       }
       AllReads(s.As<ast::With>()->body, out);
       return;
+    case StmtKind::kTry: {
+      auto* t = s.As<ast::Try>();
+      AllReads(t->body, out);
+      for (const auto& h : t->handlers) {
+        ReadsOf(h.type, out);
+        AllReads(h.body, out);
+      }
+      AllReads(t->orelse, out);
+      AllReads(t->finalbody, out);
+      return;
+    }
+    case StmtKind::kRaise:
+      ReadsOf(s.As<ast::Raise>()->exc, out);
+      ReadsOf(s.As<ast::Raise>()->cause, out);
+      return;
     case StmtKind::kFunctionDef: {
       auto* f = s.As<ast::FunctionDef>();
       for (const auto& d : f->decorator_list) ReadsOf(d, out);
@@ -249,6 +264,17 @@ bool AnyStmt(const ast::Body& body, const std::function<bool(const Stmt&)>& pred
       case StmtKind::kWith:
         if (AnyStmt(s->As<ast::With>()->body, pred, into_loops)) return true;
         break;
+      case StmtKind::kTry: {
+        auto* t = s->As<ast::Try>();
+        if (AnyStmt(t->body, pred, into_loops) || AnyStmt(t->orelse, pred, into_loops) ||
+            AnyStmt(t->finalbody, pred, into_loops)) {
+          return true;
+        }
+        for (const auto& h : t->handlers) {
+          if (AnyStmt(h.body, pred, into_loops)) return true;
+        }
+        break;
+      }
       case StmtKind::kWhile:
         if (into_loops && (AnyStmt(s->As<ast::While>()->body, pred, into_loops) ||
                            AnyStmt(s->As<ast::While>()->orelse, pred, into_loops))) return true;
@@ -310,6 +336,17 @@ NameSet AssignedNames(const ast::Stmt& s) {
     case StmtKind::kDelete:
       for (const auto& t : s.As<ast::Delete>()->targets) AddTargetNames(*t, out);
       break;
+    case StmtKind::kTry: {
+      auto* t = s.As<ast::Try>();
+      Merge(out, AssignedNames(t->body));
+      for (const auto& h : t->handlers) {
+        if (!h.name.empty()) out.insert(h.name);
+        Merge(out, AssignedNames(h.body));
+      }
+      Merge(out, AssignedNames(t->orelse));
+      Merge(out, AssignedNames(t->finalbody));
+      break;
+    }
     case StmtKind::kFunctionDef: out.insert(s.As<ast::FunctionDef>()->name); break;
     case StmtKind::kClassDef: out.insert(s.As<ast::ClassDef>()->name); break;
     case StmtKind::kImport:
@@ -424,6 +461,12 @@ NameSet LiveIn(const ast::Stmt& s, const NameSet& live_out) {
       ReadsOf(s.As<ast::Return>()->value, live);
       return live;
     }
+    case StmtKind::kTry: {
+      std::vector<NameSet> outs = TryLiveOuts(*s.As<ast::Try>(), live_out);
+      NameSet live = LiveIn(s.As<ast::Try>()->body, outs[0]);
+      Merge(live, TryErrorLive(*s.As<ast::Try>(), live_out));
+      return live;
+    }
     default: {
       // Straight-line statements: kill what they bind, then add what they read.
       NameSet live = Minus(live_out, AssignedNames(s));
@@ -431,6 +474,33 @@ NameSet LiveIn(const ast::Stmt& s, const NameSet& live_out) {
       return live;
     }
   }
+}
+
+// What is live where an exception may leave a try's body: what a handler or the
+// finally block reads.
+NameSet TryErrorLive(const ast::Try& t, const NameSet& live_out) {
+  NameSet after = LiveIn(t.finalbody, live_out);
+  NameSet on_error = LiveIn(t.finalbody, {});
+  for (const auto& h : t.handlers) {
+    NameSet in_handler = LiveIn(h.body, after);
+    if (!h.name.empty()) in_handler.erase(h.name);
+    Merge(on_error, in_handler);
+    ReadsOf(h.type, on_error);
+  }
+  return on_error;
+}
+
+std::vector<NameSet> TryLiveOuts(const ast::Try& t, const NameSet& live_out) {
+  NameSet after = LiveIn(t.finalbody, live_out);
+  // An exception may leave the body anywhere: what handlers and finally read is live
+  // all through it.
+  NameSet body_out = LiveIn(t.orelse, after);
+  Merge(body_out, TryErrorLive(t, live_out));
+  std::vector<NameSet> outs = {body_out};
+  for (size_t i = 0; i < t.handlers.size(); ++i) outs.push_back(after);
+  outs.push_back(after);     // else
+  outs.push_back(live_out);  // finally
+  return outs;
 }
 
 NameSet DefinedAfter(const ast::Stmt& s, const NameSet& before) {
@@ -454,6 +524,11 @@ NameSet DefinedAfter(const ast::Stmt& s, const NameSet& before) {
         if (item.optional_vars) AddTargetNames(*item.optional_vars, out);
       }
       for (const auto& x : s.As<ast::With>()->body) out = DefinedAfter(*x, out);
+      return out;
+    }
+    case StmtKind::kTry: {
+      // The body may stop anywhere; the finally block always runs.
+      for (const auto& x : s.As<ast::Try>()->finalbody) out = DefinedAfter(*x, out);
       return out;
     }
     case StmtKind::kDelete: {

@@ -43,6 +43,12 @@ std::vector<NameSet> LiveOuts(const ast::Body& body, const NameSet& live_out);
 // body's next iteration, the else clause and the code after read.
 NameSet LoopHeadLive(const ast::Stmt& loop, const NameSet& live_out);
 
+// The names live after each block of a try statement (in the order of Blocks():
+// body, handlers, else, finally) when `live_out` are live after the statement; and
+// those live wherever an exception may leave its body.
+std::vector<NameSet> TryLiveOuts(const ast::Try& t, const NameSet& live_out);
+NameSet TryErrorLive(const ast::Try& t, const NameSet& live_out);
+
 // Names certainly bound after `stmt` runs, given those bound before.
 NameSet DefinedAfter(const ast::Stmt& stmt, const NameSet& defined_before);
 

@@ -39,6 +39,7 @@ ast::StmtPtr Rewrite(const ast::Stmt& s, const Exit& exit) {
     case StmtKind::kIf:
       return WithBlocks(s, Guard(s.As<ast::If>()->body, exit), Guard(s.As<ast::If>()->orelse, exit));
     case StmtKind::kWith: return WithBlocks(s, Guard(s.As<ast::With>()->body, exit), {});
+    case StmtKind::kTry: return MapBlocks(s, [&](const Body& block) { return Guard(block, exit); });
     case StmtKind::kWhile:
     case StmtKind::kFor: {
       // Only returns reach here: the loop also stops once the flag is set.
@@ -83,11 +84,13 @@ Body Guard(const Body& body, const Exit& exit, bool* exits) {
     const ast::Stmt& s = *body[i];
     Builder b(s.range);
     if (s.kind == exit.kind) {
-      out.push_back(b.Assign(exit.flag, b.Bool(true)));
+      // The value first: an exception evaluating it (caught by a try around) must
+      // leave the flag unset.
       if (exit.kind == StmtKind::kReturn) {
         ast::ExprPtr value = s.As<ast::Return>()->value;
         out.push_back(b.Assign(exit.retval, value ? value : b.None()));
       }
+      out.push_back(b.Assign(exit.flag, b.Bool(true)));
       *exits = true;
       return out;  // the rest is unreachable
     }
@@ -142,8 +145,17 @@ Body CanonicalizeLoop(const ast::Stmt& loop, Namer& namer) {
     orelse.clear();
   }
   Body out = before;
-  out.push_back(WithLoopTests(loop, is_while ? (test ? test : loop.As<ast::While>()->test) : test,
-                              std::move(body), std::move(orelse)));
+  const bool had_else = !after.empty();
+  ast::StmtPtr rebuilt = WithLoopTests(loop, is_while ? (test ? test : loop.As<ast::While>()->test) : test,
+                                       std::move(body), std::move(orelse));
+  if (had_else) {  // remembered for the staged loop, which refuses else clauses as TensorFlow does
+    if (is_while) {
+      std::const_pointer_cast<ast::While>(std::static_pointer_cast<const ast::While>(rebuilt))->had_else = true;
+    } else {
+      std::const_pointer_cast<ast::For>(std::static_pointer_cast<const ast::For>(rebuilt))->had_else = true;
+    }
+  }
+  out.push_back(std::move(rebuilt));
   out.insert(out.end(), after.begin(), after.end());
   return out;
 }
@@ -175,7 +187,8 @@ Body CanonicalizeLoopExits(const Body& body, Namer& namer) {
                                  CanonicalizeLoopExits(s->As<ast::If>()->orelse, namer)));
         break;
       case StmtKind::kWith:
-        out.push_back(WithBlocks(*s, CanonicalizeLoopExits(s->As<ast::With>()->body, namer), {}));
+      case StmtKind::kTry:
+        out.push_back(MapBlocks(*s, [&](const Body& block) { return CanonicalizeLoopExits(block, namer); }));
         break;
       case StmtKind::kWhile:
       case StmtKind::kFor: {

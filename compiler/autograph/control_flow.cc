@@ -5,6 +5,7 @@
 
 #include "compiler/autograph/builder.h"
 #include "compiler/autograph/transform.h"
+#include "compiler/frontend/printer.h"
 
 namespace graphd::compiler::autograph {
 namespace {
@@ -140,6 +141,18 @@ ast::ExprPtr LoopOptions(const Builder& b, const Body& body) {
   return nullptr;
 }
 
+// `opts` (a dict literal, or null for none) with `key: value` added.
+ast::ExprPtr WithOption(const Builder& b, const ast::ExprPtr& opts, const std::string& key, ast::ExprPtr value) {
+  std::vector<ast::ExprPtr> keys, values;
+  if (opts != nullptr) {
+    keys = opts->As<ast::Dict>()->keys;
+    values = opts->As<ast::Dict>()->values;
+  }
+  keys.push_back(b.Str(key));
+  values.push_back(std::move(value));
+  return std::make_shared<ast::Dict>(std::move(keys), std::move(values), b.range());
+}
+
 // Names that may be bound once `stmt` ran, given those that may be bound before.
 NameSet MayBeDefinedAfter(const ast::Stmt& stmt, const NameSet& before) {
   NameSet out = before;
@@ -180,6 +193,7 @@ std::vector<Symbol> ConvertLoop(const ast::Stmt& s, const NameSet& live_out, con
   const bool is_while = s.kind == StmtKind::kWhile;
   const Body& body = is_while ? s.As<ast::While>()->body : s.As<ast::For>()->body;
   const Body& orelse = is_while ? s.As<ast::While>()->orelse : s.As<ast::For>()->orelse;
+  const bool had_else = !orelse.empty() || (is_while ? s.As<ast::While>()->had_else : s.As<ast::For>()->had_else);
   NameSet head = LoopHeadLive(s, live_out);
   NameSet modified = AssignedNames(body);
   NameSet target;
@@ -206,7 +220,9 @@ std::vector<Symbol> ConvertLoop(const ast::Stmt& s, const NameSet& live_out, con
     out.push_back(BodyFunction(b, loop_body, {}, state, assigned, fn, {}, converted));
     std::vector<ast::ExprPtr> args = {b.Load(loop_test), b.Load(loop_body), b.Load(sf.get), b.Load(sf.set),
                                       b.NameStrings(Keys(state))};
-    if (ast::ExprPtr opts = LoopOptions(b, body)) args.push_back(opts);
+    ast::ExprPtr opts = LoopOptions(b, body);
+    if (had_else) opts = WithOption(b, opts, "else_clause", b.Bool(true));
+    if (opts) args.push_back(opts);
     out.push_back(b.Expr(b.Call("ag__.while_stmt", std::move(args))));
   } else {
     auto* f = s.As<ast::For>();
@@ -222,7 +238,10 @@ std::vector<Symbol> ConvertLoop(const ast::Stmt& s, const NameSet& live_out, con
     }
     std::vector<ast::ExprPtr> args = {f->iter, extra, b.Load(loop_body), b.Load(sf.get), b.Load(sf.set),
                                       b.NameStrings(Keys(state))};
-    if (ast::ExprPtr opts = LoopOptions(b, body)) args.push_back(opts);
+    // As TensorFlow's converter: the options name the loop's target.
+    ast::ExprPtr opts = WithOption(b, LoopOptions(b, body), "iterate_names", b.Str(PrintExpr(*f->target)));
+    if (had_else) opts = WithOption(b, opts, "else_clause", b.Bool(true));
+    args.push_back(opts);
     out.push_back(b.Expr(b.Call("ag__.for_stmt", std::move(args))));
   }
   // A loop's else clause (without break) runs once the loop is done.
@@ -246,6 +265,18 @@ Body ConvertControlFlow(const Body& body, const NameSet& live_out, const NameSet
       case StmtKind::kWith:
         out.push_back(WithBlocks(s, ConvertControlFlow(s.As<ast::With>()->body, outs[i], defined, fn), {}));
         break;
+      case StmtKind::kTry: {
+        // Each block as code of its own (exceptions are Python's business, at trace
+        // time); anything the try binds may be bound in its handlers and finally.
+        std::vector<NameSet> block_outs = TryLiveOuts(*s.As<ast::Try>(), outs[i]);
+        NameSet may_be_defined = MayBeDefinedAfter(s, defined);
+        size_t k = 0;
+        out.push_back(MapBlocks(s, [&](const Body& block) {
+          const size_t index = k++;
+          return ConvertControlFlow(block, block_outs[index], index == 0 ? defined : may_be_defined, fn);
+        }));
+        break;
+      }
       default: out.push_back(body[i]);
     }
     defined = MayBeDefinedAfter(s, defined);

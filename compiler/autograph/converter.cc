@@ -32,17 +32,10 @@ ast::StmtPtr ConvertNested(const ast::StmtPtr& s) {
       return std::make_shared<ast::ClassDef>(c->name, c->bases, ConvertNestedFunctions(c->body), c->decorator_list,
                                              c->range);
     }
-    case StmtKind::kIf:
-      return WithBlocks(*s, ConvertNestedFunctions(s->As<ast::If>()->body),
-                        ConvertNestedFunctions(s->As<ast::If>()->orelse));
-    case StmtKind::kWhile:
-      return WithBlocks(*s, ConvertNestedFunctions(s->As<ast::While>()->body),
-                        ConvertNestedFunctions(s->As<ast::While>()->orelse));
-    case StmtKind::kFor:
-      return WithBlocks(*s, ConvertNestedFunctions(s->As<ast::For>()->body),
-                        ConvertNestedFunctions(s->As<ast::For>()->orelse));
-    case StmtKind::kWith: return WithBlocks(*s, ConvertNestedFunctions(s->As<ast::With>()->body), {});
-    default: return s;
+    default: {
+      ast::StmtPtr mapped = MapBlocks(*s, ConvertNestedFunctions);
+      return mapped ? mapped : s;
+    }
   }
 }
 

@@ -65,17 +65,8 @@ ast::StmtPtr ConvertStatement(const ast::StmtPtr& s, const NameSet& locals) {
     const std::string& name = call->func->As<ast::Attribute>()->value->As<ast::Name>()->id;
     return b.Assign(name, b.Call("ag__.list_append", {b.Load(name), call->args[0]}));
   }
-  switch (s->kind) {
-    case ast::StmtKind::kIf:
-      return WithBlocks(*s, ConvertStatements(s->As<ast::If>()->body, locals), ConvertStatements(s->As<ast::If>()->orelse, locals));
-    case ast::StmtKind::kWhile:
-      return WithBlocks(*s, ConvertStatements(s->As<ast::While>()->body, locals),
-                        ConvertStatements(s->As<ast::While>()->orelse, locals));
-    case ast::StmtKind::kFor:
-      return WithBlocks(*s, ConvertStatements(s->As<ast::For>()->body, locals), ConvertStatements(s->As<ast::For>()->orelse, locals));
-    case ast::StmtKind::kWith: return WithBlocks(*s, ConvertStatements(s->As<ast::With>()->body, locals), {});
-    default: return s;
-  }
+  ast::StmtPtr mapped = MapBlocks(*s, [&](const ast::Body& block) { return ConvertStatements(block, locals); });
+  return mapped ? mapped : s;
 }
 
 ast::Body ConvertStatements(const ast::Body& body, const NameSet& locals) {

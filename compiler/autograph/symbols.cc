@@ -1,5 +1,6 @@
 #include "compiler/autograph/symbols.h"
 
+#include "compiler/autograph/transform.h"
 #include "compiler/frontend/printer.h"
 
 namespace graphd::compiler::autograph {
@@ -85,6 +86,9 @@ void CompositesOf(const ast::Body& body, std::vector<Symbol>& out) {
         }
         CompositesOf(s->As<ast::With>()->body, out);
         break;
+      case StmtKind::kTry:
+        for (const ast::Body* block : Blocks(*s)) CompositesOf(*block, out);
+        break;
       default: break;
     }
   }
@@ -94,10 +98,7 @@ void Declarations(const ast::Body& body, Declared& out) {
   for (const auto& s : body) {
     if (auto* g = s->As<ast::Global>()) out.globals.insert(g->names.begin(), g->names.end());
     if (auto* n = s->As<ast::Nonlocal>()) out.nonlocals.insert(n->names.begin(), n->names.end());
-    if (auto* i = s->As<ast::If>()) Declarations(i->body, out), Declarations(i->orelse, out);
-    if (auto* w = s->As<ast::While>()) Declarations(w->body, out), Declarations(w->orelse, out);
-    if (auto* f = s->As<ast::For>()) Declarations(f->body, out), Declarations(f->orelse, out);
-    if (auto* w = s->As<ast::With>()) Declarations(w->body, out);
+    for (const ast::Body* block : Blocks(*s)) Declarations(*block, out);
   }
 }
 

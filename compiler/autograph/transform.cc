@@ -181,13 +181,16 @@ StmtPtr MapStmtExprs(const StmtPtr& s, const ExprFn& fn) {
     }
     case StmtKind::kWhile: {
       auto* w = s->As<While>();
-      return std::make_shared<While>(M(w->test, fn), MapBodyExprs(w->body, fn), MapBodyExprs(w->orelse, fn), r);
+      auto out = std::make_shared<While>(M(w->test, fn), MapBodyExprs(w->body, fn), MapBodyExprs(w->orelse, fn), r);
+      out->had_else = w->had_else;
+      return out;
     }
     case StmtKind::kFor: {
       auto* f = s->As<For>();
       auto out = std::make_shared<For>(f->target, M(f->iter, fn), MapBodyExprs(f->body, fn),
                                        MapBodyExprs(f->orelse, fn), r);
       out->extra_test = M(f->extra_test, fn);
+      out->had_else = f->had_else;
       return out;
     }
     case StmtKind::kReturn: return std::make_shared<Return>(M(s->As<Return>()->value, fn), r);
@@ -199,6 +202,17 @@ StmtPtr MapStmtExprs(const StmtPtr& s, const ExprFn& fn) {
       for (const auto& it : w->items) items.push_back({M(it.context_expr, fn), it.optional_vars});
       return std::make_shared<With>(items, MapBodyExprs(w->body, fn), r);
     }
+    case StmtKind::kTry: {
+      auto* t = s->As<Try>();
+      std::vector<ExceptHandler> handlers;
+      for (const auto& h : t->handlers) {
+        handlers.push_back({.type = M(h.type, fn), .name = h.name, .body = MapBodyExprs(h.body, fn), .range = h.range});
+      }
+      return std::make_shared<Try>(MapBodyExprs(t->body, fn), std::move(handlers), MapBodyExprs(t->orelse, fn),
+                                   MapBodyExprs(t->finalbody, fn), r);
+    }
+    case StmtKind::kRaise:
+      return std::make_shared<Raise>(M(s->As<Raise>()->exc, fn), M(s->As<Raise>()->cause, fn), r);
     case StmtKind::kFunctionDef: {
       auto* f = s->As<FunctionDef>();
       bool ch = false;
@@ -212,12 +226,16 @@ StmtPtr MapStmtExprs(const StmtPtr& s, const ExprFn& fn) {
 StmtPtr WithBlocks(const Stmt& s, Body body, Body orelse) {
   switch (s.kind) {
     case StmtKind::kIf: return std::make_shared<If>(s.As<If>()->test, std::move(body), std::move(orelse), s.range);
-    case StmtKind::kWhile:
-      return std::make_shared<While>(s.As<While>()->test, std::move(body), std::move(orelse), s.range);
+    case StmtKind::kWhile: {
+      auto out = std::make_shared<While>(s.As<While>()->test, std::move(body), std::move(orelse), s.range);
+      out->had_else = s.As<While>()->had_else;
+      return out;
+    }
     case StmtKind::kFor: {
       auto* f = s.As<For>();
       auto out = std::make_shared<For>(f->target, f->iter, std::move(body), std::move(orelse), s.range);
       out->extra_test = f->extra_test;
+      out->had_else = f->had_else;
       return out;
     }
     case StmtKind::kWith: return std::make_shared<With>(s.As<With>()->items, std::move(body), s.range);
@@ -225,13 +243,56 @@ StmtPtr WithBlocks(const Stmt& s, Body body, Body orelse) {
   }
 }
 
+std::vector<const Body*> Blocks(const Stmt& s) {
+  switch (s.kind) {
+    case StmtKind::kIf: return {&s.As<If>()->body, &s.As<If>()->orelse};
+    case StmtKind::kWhile: return {&s.As<While>()->body, &s.As<While>()->orelse};
+    case StmtKind::kFor: return {&s.As<For>()->body, &s.As<For>()->orelse};
+    case StmtKind::kWith: return {&s.As<With>()->body};
+    case StmtKind::kTry: {
+      auto* t = s.As<Try>();
+      std::vector<const Body*> out = {&t->body};
+      for (const auto& h : t->handlers) out.push_back(&h.body);
+      out.push_back(&t->orelse);
+      out.push_back(&t->finalbody);
+      return out;
+    }
+    default: return {};
+  }
+}
+
+StmtPtr WithAllBlocks(const Stmt& s, std::vector<Body> blocks) {
+  if (s.kind != StmtKind::kTry) {
+    if (blocks.empty()) return nullptr;
+    Body orelse = blocks.size() > 1 ? std::move(blocks[1]) : Body{};
+    return WithBlocks(s, std::move(blocks[0]), std::move(orelse));
+  }
+  auto* t = s.As<Try>();
+  std::vector<ExceptHandler> handlers = t->handlers;
+  for (size_t i = 0; i < handlers.size(); ++i) handlers[i].body = std::move(blocks[1 + i]);
+  const size_t n = blocks.size();
+  return std::make_shared<Try>(std::move(blocks[0]), std::move(handlers), std::move(blocks[n - 2]),
+                               std::move(blocks[n - 1]), s.range);
+}
+
+StmtPtr MapBlocks(const Stmt& s, const std::function<Body(const Body&)>& fn) {
+  std::vector<const Body*> blocks = Blocks(s);
+  if (blocks.empty()) return nullptr;
+  std::vector<Body> mapped;
+  for (const Body* b : blocks) mapped.push_back(fn(*b));
+  return WithAllBlocks(s, std::move(mapped));
+}
+
 StmtPtr WithLoopTests(const Stmt& loop, ExprPtr test, Body body, Body orelse) {
   if (loop.kind == StmtKind::kWhile) {
-    return std::make_shared<While>(std::move(test), std::move(body), std::move(orelse), loop.range);
+    auto out = std::make_shared<While>(std::move(test), std::move(body), std::move(orelse), loop.range);
+    out->had_else = loop.As<While>()->had_else;
+    return out;
   }
   auto* f = loop.As<For>();
   auto out = std::make_shared<For>(f->target, f->iter, std::move(body), std::move(orelse), loop.range);
   out->extra_test = std::move(test);
+  out->had_else = f->had_else;
   return out;
 }
 

@@ -26,6 +26,15 @@ ast::StmtPtr WithLoopTests(const ast::Stmt& loop, ast::ExprPtr test_or_extra, as
                            ast::Body orelse);
 ast::StmtPtr WithFunctionBody(const ast::FunctionDef& def, ast::Body body, std::string name);
 
+// The statement blocks of a compound statement, in order: if/while/for body and
+// orelse; with body; try body, each handler's body, orelse, finalbody. Empty for
+// simple statements and for function and class definitions (scopes of their own).
+std::vector<const ast::Body*> Blocks(const ast::Stmt& stmt);
+// A copy of `stmt` whose blocks (as Blocks lists them) are `blocks`.
+ast::StmtPtr WithAllBlocks(const ast::Stmt& stmt, std::vector<ast::Body> blocks);
+// A copy of `stmt` with `fn` applied to each of its blocks (nullptr for simple ones).
+ast::StmtPtr MapBlocks(const ast::Stmt& stmt, const std::function<ast::Body(const ast::Body&)>& fn);
+
 }  // namespace graphd::compiler::autograph
 
 #endif  // GRAPHD_COMPILER_AUTOGRAPH_TRANSFORM_H_

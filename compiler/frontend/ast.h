@@ -9,17 +9,19 @@
 //   stmt        := simple_stmt (';' simple_stmt)* [';'] NEWLINE | compound_stmt
 //   simple_stmt := expr_stmt | 'pass' | 'break' | 'continue' | 'return' [exprlist]
 //                | 'assert' test [',' test] | 'del' targets | 'global' NAME (',' NAME)*
-//                | 'nonlocal' NAME (',' NAME)* | import_stmt
+//                | 'nonlocal' NAME (',' NAME)* | import_stmt | 'raise' [test ['from' test]]
 //   expr_stmt   := exprlist (('=' exprlist)* | augop exprlist)
 //   augop       := '+=' | '-=' | '*=' | '/=' | '//=' | '%=' | '**=' | '@=' | '&=' | '|='
 //                | '^=' | '<<=' | '>>='
 //   import_stmt := 'import' dotted ['as' NAME] (',' dotted ['as' NAME])*
 //                | 'from' dotted 'import' NAME ['as' NAME] (',' NAME ['as' NAME])*
-//   compound    := if | while | for | with | funcdef | classdef | decorated
+//   compound    := if | while | for | with | try | funcdef | classdef | decorated
 //   if          := 'if' test ':' suite ('elif' test ':' suite)* ['else' ':' suite]
 //   while       := 'while' test ':' suite ['else' ':' suite]
 //   for         := 'for' targets 'in' exprlist ':' suite ['else' ':' suite]
 //   with        := 'with' test ['as' target] (',' test ['as' target])* ':' suite
+//   try         := 'try' ':' suite (('except' [test ['as' NAME]] ':' suite)+
+//                  ['else' ':' suite] ['finally' ':' suite] | 'finally' ':' suite)
 //   funcdef     := 'def' NAME '(' [params] ')' ['->' test] ':' suite
 //   params      := param (',' param)* [','] ; param := NAME [':' test] ['=' test]
 //                | '*' [NAME] | '**' NAME   (keyword-only after '*')
@@ -295,6 +297,7 @@ struct FormattedValue : Expr {
 enum class StmtKind {
   kExpr, kAssign, kAugAssign, kIf, kWhile, kFor, kBreak, kContinue, kReturn, kPass,
   kAssert, kDelete, kWith, kFunctionDef, kClassDef, kImport, kImportFrom, kGlobal, kNonlocal,
+  kTry, kRaise,
 };
 
 struct Stmt {
@@ -347,6 +350,8 @@ struct While : Stmt {
       : Stmt(kKind, std::move(r)), test(std::move(test)), body(std::move(body)), orelse(std::move(orelse)) {}
   ExprPtr test;
   Body body, orelse;
+  // AutoGraph's intermediate form only: the loop had an else clause (moved after it).
+  bool had_else = false;
 };
 
 struct For : Stmt {
@@ -356,8 +361,10 @@ struct For : Stmt {
   ExprPtr target, iter;
   Body body, orelse;
   // AutoGraph's intermediate form only (never parsed or printed): an extra condition
-  // checked before each iteration, set when break/return were canonicalised into flags.
+  // checked before each iteration, set when break/return were canonicalised into flags;
+  // whether the loop had an else clause (moved after it).
   ExprPtr extra_test;
+  bool had_else = false;
 };
 
 struct Break : Stmt {
@@ -402,6 +409,32 @@ struct With : Stmt {
       : Stmt(kKind, std::move(r)), items(std::move(items)), body(std::move(body)) {}
   std::vector<WithItem> items;
   Body body;
+};
+
+// except [type [as name]]: body
+struct ExceptHandler {
+  ExprPtr type;      // may be null (a bare except)
+  std::string name;  // empty when absent
+  Body body;
+  SourceRange range;
+};
+// try: body  except...: ...  else: orelse  finally: finalbody
+struct Try : Stmt {
+  static constexpr StmtKind kKind = StmtKind::kTry;
+  Try(Body body, std::vector<ExceptHandler> handlers, Body orelse, Body finalbody, SourceRange r = {})
+      : Stmt(kKind, std::move(r)), body(std::move(body)), handlers(std::move(handlers)), orelse(std::move(orelse)),
+        finalbody(std::move(finalbody)) {}
+  Body body;
+  std::vector<ExceptHandler> handlers;
+  Body orelse, finalbody;
+};
+
+// raise [exc [from cause]]
+struct Raise : Stmt {
+  static constexpr StmtKind kKind = StmtKind::kRaise;
+  Raise(ExprPtr exc, ExprPtr cause, SourceRange r = {})
+      : Stmt(kKind, std::move(r)), exc(std::move(exc)), cause(std::move(cause)) {}
+  ExprPtr exc, cause;  // each may be null
 };
 
 struct FunctionDef : Stmt {

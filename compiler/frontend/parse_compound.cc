@@ -1,4 +1,5 @@
-// Compound statements: if/elif/else, while, for, with, def, class, decorators, suites.
+// Compound statements: if/elif/else, while, for, with, try, def, class, decorators,
+// suites.
 #include "absl/strings/str_cat.h"
 #include "compiler/frontend/parser_impl.h"
 
@@ -133,6 +134,49 @@ StatusOr<StmtPtr> Parser::ParseWith() {
   RETURN_IF_ERROR(ExpectOp(":"));
   ASSIGN_OR_RETURN(ast::Body body, ParseSuite("'with' statement", tok));
   return std::make_shared<const ast::With>(std::move(items), std::move(body), From(tok));
+}
+
+StatusOr<StmtPtr> Parser::ParseTry() {
+  const Token& tok = Advance();
+  RETURN_IF_ERROR(ExpectOp(":"));
+  ASSIGN_OR_RETURN(ast::Body body, ParseSuite("'try' statement", tok));
+  std::vector<ast::ExceptHandler> handlers;
+  while (AtKeyword("except")) {
+    const Token& except = Advance();
+    if (AtOp("*")) return NotSupported(Peek().range, "'except*' clauses are not supported by graphd");
+    ast::ExceptHandler h{.range = except.range};
+    if (!AtOp(":")) {
+      if (!handlers.empty() && handlers.back().type == nullptr) {
+        return SyntaxError(except.range, "default 'except:' must be last");
+      }
+      ASSIGN_OR_RETURN(h.type, ParseTest());
+      if (AcceptKeyword("as")) {
+        ASSIGN_OR_RETURN(h.name, ExpectName());
+      }
+    } else if (!handlers.empty() && handlers.back().type == nullptr) {
+      return SyntaxError(except.range, "default 'except:' must be last");
+    }
+    RETURN_IF_ERROR(ExpectOp(":"));
+    ASSIGN_OR_RETURN(h.body, ParseSuite("'except' statement", except));
+    handlers.push_back(std::move(h));
+  }
+  ast::Body orelse, finalbody;
+  if (AtKeyword("else")) {
+    const Token& else_tok = Advance();
+    if (handlers.empty()) return SyntaxError(else_tok.range, "invalid syntax: 'else' needs an 'except' before it");
+    RETURN_IF_ERROR(ExpectOp(":"));
+    ASSIGN_OR_RETURN(orelse, ParseSuite("'else' statement", else_tok));
+  }
+  if (AtKeyword("finally")) {
+    const Token& finally_tok = Advance();
+    RETURN_IF_ERROR(ExpectOp(":"));
+    ASSIGN_OR_RETURN(finalbody, ParseSuite("'finally' statement", finally_tok));
+  }
+  if (handlers.empty() && finalbody.empty()) {
+    return SyntaxError(Peek().range, "expected 'except' or 'finally' block");
+  }
+  return std::make_shared<const ast::Try>(std::move(body), std::move(handlers), std::move(orelse),
+                                          std::move(finalbody), From(tok));
 }
 
 Status Parser::AsyncNotSupported() const {

@@ -50,7 +50,7 @@ Status Parser::ParseStatement(ast::Body* out) {
     } else if (t.text == "class") {
       s = ParseClassDef({});
     } else if (t.text == "try") {
-      return NotSupported(t.range, "'try' statements are not supported by graphd");
+      s = ParseTry();
     } else if (t.text == "async") {
       return AsyncNotSupported();
     } else {
@@ -135,7 +135,17 @@ StatusOr<StmtPtr> Parser::ParseSmallStatement() {
   if (kw == "global" || kw == "nonlocal") return ParseGlobal();
   if (kw == "import") return ParseImport();
   if (kw == "from") return ParseFromImport();
-  if (kw == "raise") return NotSupported(t.range, "'raise' statements are not supported by graphd");
+  if (kw == "raise") {
+    Advance();
+    ExprPtr exc, cause;
+    if (StartsExpression(Peek())) {
+      ASSIGN_OR_RETURN(exc, ParseTest());
+      if (AcceptKeyword("from")) {
+        ASSIGN_OR_RETURN(cause, ParseTest());
+      }
+    }
+    return std::make_shared<const ast::Raise>(exc, cause, From(t));
+  }
   if (StartsExpression(t)) return ParseExprStatement();
   return Unexpected();
 }

@@ -145,6 +145,7 @@ class Parser {
   StatusOr<ast::StmtPtr> ParseWhile();
   StatusOr<ast::StmtPtr> ParseFor();
   StatusOr<ast::StmtPtr> ParseWith();
+  StatusOr<ast::StmtPtr> ParseTry();
   StatusOr<std::vector<ast::WithItem>> ParseWithItems(bool parenthesized);
   StatusOr<ast::StmtPtr> ParseDecorated();
   StatusOr<ast::StmtPtr> ParseFunctionDef(std::vector<ast::ExprPtr> decorators);

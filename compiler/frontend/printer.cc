@@ -162,6 +162,35 @@ void AppendStmt(const ast::Stmt& s, int indent, std::string* out) {
       AppendBody(w->body, indent + 1, false, out);
       return;
     }
+    case ast::StmtKind::kTry: {
+      const auto* t = s.As<ast::Try>();
+      absl::StrAppend(out, pad, "try:\n");
+      AppendBody(t->body, indent + 1, false, out);
+      for (const ast::ExceptHandler& h : t->handlers) {
+        absl::StrAppend(out, pad, "except");
+        if (h.type) absl::StrAppend(out, " ", Expr(*h.type, kTest));
+        if (!h.name.empty()) absl::StrAppend(out, " as ", h.name);
+        *out += ":\n";
+        AppendBody(h.body, indent + 1, false, out);
+      }
+      if (!t->orelse.empty()) {
+        absl::StrAppend(out, pad, "else:\n");
+        AppendBody(t->orelse, indent + 1, false, out);
+      }
+      if (!t->finalbody.empty()) {
+        absl::StrAppend(out, pad, "finally:\n");
+        AppendBody(t->finalbody, indent + 1, false, out);
+      }
+      return;
+    }
+    case ast::StmtKind::kRaise: {
+      const auto* r = s.As<ast::Raise>();
+      absl::StrAppend(out, pad, "raise");
+      if (r->exc) absl::StrAppend(out, " ", Expr(*r->exc, kTest));
+      if (r->cause) absl::StrAppend(out, " from ", Expr(*r->cause, kTest));
+      *out += "\n";
+      return;
+    }
     case ast::StmtKind::kFunctionDef: {
       const auto* f = s.As<ast::FunctionDef>();
       AppendDecorators(f->decorator_list, pad, out);

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/exceptions.h"
 #include "compiler/tracer/interpreter.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
@@ -51,6 +52,9 @@ StatusOr<Value> Len(Interpreter& in, CallArgs& a) {
     ASSIGN_OR_RETURN(Value first, in.Subscript(shape, Value::Int(0)));
     if (!first.is_int_like()) return PyError("TypeError", "len() of a tensor with an unknown first dimension");
     return first;
+  }
+  if (v.is(K::kObject) && v.as_object()->Items() != nullptr) {
+    return Value::Int(static_cast<int64_t>(v.as_object()->Items()->size()));
   }
   if (auto r = v.object_as<RangeObj>()) return Value::Int(r->size());
   if (v.is(K::kStr) || v.is(K::kBytes) || v.is(K::kTuple) || v.is(K::kList) || v.is(K::kDict)) {
@@ -278,6 +282,10 @@ bool IsInstance(const Value& v, const Value& type) {
   }
   auto b = type.object_as<BuiltinObj>();
   if (b == nullptr) {
+    if (auto cls = type.object_as<ExceptionClassObj>()) {
+      auto exc = v.object_as<ExceptionObj>();
+      return exc && exc->cls()->IsSubclassOf(*cls);
+    }
     if (auto cls = type.object_as<ClassObj>()) {
       auto inst = v.object_as<InstanceObj>();
       return inst && inst->cls() == cls;
@@ -296,6 +304,7 @@ Value Fn(const std::string& name, BuiltinFn fn) { return Value::Obj(std::make_sh
 std::shared_ptr<Namespace> MakeBuiltins() {
   auto b = std::make_shared<Namespace>("builtins");
   AddIterationBuiltins(*b);
+  AddExceptionClasses(*b);
   b->Set("print", Fn("print", Print));
   b->Set("len", Fn("len", Len));
   b->Set("range", Fn("range", Range));
@@ -340,6 +349,19 @@ std::shared_ptr<Namespace> MakeBuiltins() {
     std::string type = t;
     b->Set(type, Fn(type, [type](Interpreter& in, CallArgs& a) { return Convert(in, a, type); }));
   }
+  // type(x): the class of an instance or exception, the conversion builtin of a
+  // Python primitive (what isinstance() takes).
+  b->Set("type", Fn("type", [](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+    RETURN_IF_ERROR(Count(a, 1, 1, "type"));
+    const Value& v = a.args[0];
+    if (auto e = v.object_as<ExceptionObj>()) return Value::Obj(e->cls());
+    if (auto i = v.object_as<InstanceObj>()) return Value::Obj(i->cls());
+    const std::string name = v.TypeName();
+    for (const char* t : {"int", "float", "bool", "str", "list", "tuple", "dict"}) {
+      if (name == t) return *in.FindBuiltin(t);
+    }
+    return PyError("NotImplementedError", "type() of a " + name + " is not supported by graphd");
+  }));
   b->Set("isinstance", Fn("isinstance", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
     RETURN_IF_ERROR(Count(a, 2, 2, "isinstance"));
     return Value::Bool(IsInstance(a.args[0], a.args[1]));

@@ -41,7 +41,8 @@ std::shared_ptr<Cell> Evaluator::CellFor(const std::string& name, bool create) {
 StatusOr<Value> Evaluator::Load(const std::string& name) {
   ASSIGN_OR_RETURN(Value v, LoadBinding(name));
   if (v.object_as<UndefinedObj>()) {
-    return PyError("UnboundLocalError", "local variable '" + name + "' referenced before assignment");
+    // AutoGraph's message for a variable it marked undefined (not bound on this path).
+    return PyError("UnboundLocalError", "'" + name + "' is used before assignment");
   }
   return v;
 }

@@ -11,6 +11,8 @@
 
 namespace graphd::compiler::tracer {
 
+class ExceptionObj;
+
 class Evaluator {
  public:
   enum class Flow { kNormal, kReturn, kBreak, kContinue };
@@ -30,6 +32,10 @@ class Evaluator {
   StatusOr<Flow> ExecLoop(const ast::Stmt& s);
   // `with` from its item `item_index` on: enters it, runs the rest, exits it.
   StatusOr<Flow> ExecWith(const ast::With& w, size_t item_index);
+  StatusOr<Flow> ExecTry(const ast::Try& t);
+  Status ExecRaise(const ast::Raise& r);
+  // Whether handler `h` catches `exc` (evaluating its class or tuple of classes).
+  StatusOr<bool> HandlerMatches(const ast::ExceptHandler& h, const ExceptionObj& exc);
   Status ExecFunctionDef(const ast::FunctionDef& def, const std::shared_ptr<const ast::Stmt>& holder);
   Status ExecClassDef(const ast::ClassDef& def);
   Status ExecImport(const ast::Stmt& s);
@@ -56,6 +62,7 @@ class Evaluator {
   std::shared_ptr<Namespace> globals_;
   std::shared_ptr<Namespace> class_ns_;
   Value return_value_;
+  std::vector<Status> handling_;  // the exceptions whose handlers are running (bare raise)
 };
 
 }  // namespace graphd::compiler::tracer

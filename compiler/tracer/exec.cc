@@ -1,6 +1,8 @@
 // Statements (see evaluator.h).
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/evaluator.h"
+#include "compiler/tracer/exceptions.h"
+#include "compiler/tracer/namedtuple.h"
 #include "compiler/tracer/repr.h"
 
 namespace graphd::compiler::tracer {
@@ -119,6 +121,8 @@ StatusOr<Evaluator::Flow> Evaluator::Exec(const ast::StmtPtr& owner) {
       }
       return Flow::kNormal;
     case StmtKind::kWith: return ExecWith(*s.As<ast::With>(), 0);
+    case StmtKind::kTry: return ExecTry(*s.As<ast::Try>());
+    case StmtKind::kRaise: return errors::WithLocation(ExecRaise(*s.As<ast::Raise>()), s.range);
     case StmtKind::kFunctionDef:
       RETURN_IF_ERROR(ExecFunctionDef(*s.As<ast::FunctionDef>(), owner));
       return Flow::kNormal;
@@ -149,6 +153,72 @@ StatusOr<Evaluator::Flow> Evaluator::ExecWith(const ast::With& w, size_t item_in
     Status exited = ctx.as_object()->Exit(interp_, !flow.ok());
     if (flow.ok() && !exited.ok()) return errors::WithLocation(exited, item.context_expr->range);
   }
+  return flow;
+}
+
+Status Evaluator::ExecRaise(const ast::Raise& r) {
+  if (r.exc == nullptr) {
+    if (handling_.empty()) return PyError("RuntimeError", "No active exception to reraise");
+    return handling_.back();
+  }
+  ASSIGN_OR_RETURN(Value v, Eval(*r.exc));
+  if (r.cause != nullptr) {
+    ASSIGN_OR_RETURN(Value cause, Eval(*r.cause));
+    if (!cause.is_none() && !cause.object_as<ExceptionObj>() && !cause.object_as<ExceptionClassObj>()) {
+      return PyError("TypeError", "exception causes must derive from BaseException");
+    }
+  }
+  if (v.object_as<ExceptionClassObj>()) {
+    ASSIGN_OR_RETURN(v, interp_.Call(v, CallArgs{.site = r.exc->range}));
+  }
+  auto exc = v.object_as<ExceptionObj>();
+  if (exc == nullptr) return PyError("TypeError", "exceptions must derive from BaseException");
+  return interp_.Raise(std::move(exc));
+}
+
+StatusOr<bool> Evaluator::HandlerMatches(const ast::ExceptHandler& h, const ExceptionObj& exc) {
+  if (h.type == nullptr) return true;
+  ASSIGN_OR_RETURN(Value type, Eval(*h.type));
+  std::vector<Value> types = type.is(Value::Kind::kTuple) ? type.as_tuple() : std::vector<Value>{type};
+  for (const Value& t : types) {
+    auto cls = t.object_as<ExceptionClassObj>();
+    if (cls == nullptr) {
+      return errors::WithLocation(
+          PyError("TypeError", "catching classes that do not inherit from BaseException is not allowed"),
+          h.type->range);
+    }
+    if (exc.cls()->IsSubclassOf(*cls)) return true;
+  }
+  return false;
+}
+
+StatusOr<Evaluator::Flow> Evaluator::ExecTry(const ast::Try& t) {
+  StatusOr<Flow> flow = ExecBody(t.body);
+  if (!flow.ok() && Catchable(flow.status())) {
+    Status error = flow.status();
+    std::shared_ptr<ExceptionObj> exc = interp_.ExceptionFor(error);
+    for (const ast::ExceptHandler& h : t.handlers) {
+      StatusOr<bool> matches = HandlerMatches(h, *exc);
+      if (!matches.ok()) {
+        flow = matches.status();
+        break;
+      }
+      if (!*matches) continue;
+      Status bound = h.name.empty() ? absl::OkStatus() : Store(h.name, Value::Obj(exc));
+      handling_.push_back(error);
+      flow = bound.ok() ? ExecBody(h.body) : StatusOr<Flow>(bound);
+      handling_.pop_back();
+      if (!h.name.empty()) Delete(h.name).IgnoreError();  // Python unbinds it after the handler
+      break;
+    }
+  } else if (flow.ok() && *flow == Flow::kNormal) {
+    flow = ExecBody(t.orelse);
+  }
+  if (t.finalbody.empty()) return flow;
+  Value returned = return_value_;
+  ASSIGN_OR_RETURN(Flow after, ExecBody(t.finalbody));
+  if (after != Flow::kNormal) return after;  // a return/break/continue in finally wins
+  return_value_ = returned;
   return flow;
 }
 
@@ -194,7 +264,8 @@ Status Evaluator::ExecImport(const ast::Stmt& s) {
     const Value* m = interp_.FindModule(module);
     if (m == nullptr) {
       return PyError("ImportError", "graphd cannot import '" + module +
-                                        "': only tensorflow (tensorflow.compat.v2) and numpy are available");
+                                        "': only tensorflow (tensorflow.compat.v2), numpy and collections are "
+                                        "available");
     }
     return *m;
   };
@@ -224,6 +295,27 @@ Status Evaluator::ExecImport(const ast::Stmt& s) {
 }
 
 Status Evaluator::ExecClassDef(const ast::ClassDef& def) {
+  if (def.bases.size() == 1) {
+    // A user exception class: its base is an exception class.
+    ASSIGN_OR_RETURN(Value base, Eval(*def.bases[0]));
+    if (auto tuple_cls = base.object_as<NamedTupleClassObj>()) {
+      auto ns = std::make_shared<Namespace>(def.name);
+      Evaluator body(interp_, scope_, globals_, ns);
+      RETURN_IF_ERROR(body.ExecBody(def.body).status());
+      return Store(def.name, Value::Obj(tuple_cls->Derive(def.name, ns)));
+    }
+    if (auto base_cls = base.object_as<ExceptionClassObj>()) {
+      auto ns = std::make_shared<Namespace>(def.name);
+      Evaluator body(interp_, scope_, globals_, ns);
+      RETURN_IF_ERROR(body.ExecBody(def.body).status());
+      Value cls = Value::Obj(std::make_shared<ExceptionClassObj>(def.name, base_cls, ns, /*builtin=*/false));
+      if (!def.decorator_list.empty()) {
+        return errors::WithLocation(PyError("NotImplementedError", "graphd exception classes cannot be decorated"),
+                                    def.range);
+      }
+      return Store(def.name, cls);
+    }
+  }
   for (const auto& base : def.bases) {
     auto* n = base->As<ast::Name>();
     if (n == nullptr || n->id != "object") {

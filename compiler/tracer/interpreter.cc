@@ -1,28 +1,43 @@
 #include "compiler/tracer/interpreter.h"
 
+#include "compiler/autograph/symbols.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/evaluator.h"
+#include "compiler/tracer/exceptions.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
 
 namespace graphd::compiler::tracer {
+
 namespace {
 
-using autograph::NameSet;
-
-// global/nonlocal declarations anywhere in a function body (not in nested functions).
-void Declarations(const ast::Body& body, ScopeInfo& info) {
-  for (const auto& s : body) {
-    if (auto* g = s->As<ast::Global>()) info.globals.insert(g->names.begin(), g->names.end());
-    if (auto* n = s->As<ast::Nonlocal>()) info.nonlocals.insert(n->names.begin(), n->names.end());
-    if (auto* i = s->As<ast::If>()) Declarations(i->body, info), Declarations(i->orelse, info);
-    if (auto* w = s->As<ast::While>()) Declarations(w->body, info), Declarations(w->orelse, info);
-    if (auto* f = s->As<ast::For>()) Declarations(f->body, info), Declarations(f->orelse, info);
-    if (auto* w = s->As<ast::With>()) Declarations(w->body, info);
-  }
+std::string StatusText(const Status& status) {
+  return errors::PythonClassOf(status).value_or("") + ": " + std::string(status.message());
 }
 
 }  // namespace
+
+Status Interpreter::Raise(std::shared_ptr<ExceptionObj> exc) {
+  Status status = exc->ToStatus();
+  last_raised_ = std::move(exc);
+  last_raised_text_ = StatusText(status);
+  return status;
+}
+
+std::shared_ptr<ExceptionObj> Interpreter::ExceptionFor(const Status& status) {
+  if (last_raised_ != nullptr && StatusText(status) == last_raised_text_) return last_raised_;
+  std::string cls = errors::PythonClassOf(status).value_or("Exception");
+  std::shared_ptr<ExceptionClassObj> type;
+  if (const Value* v = builtins_->Find(cls)) type = v->object_as<ExceptionClassObj>();
+  if (type == nullptr) {
+    // A class graphd raises but does not name in builtins (OperatorNotAllowedInGraphError):
+    // what it is a subclass of comes from errors.cc.
+    const Value* exception = builtins_->Find("Exception");
+    auto base = exception != nullptr ? exception->object_as<ExceptionClassObj>() : nullptr;
+    type = std::make_shared<ExceptionClassObj>(cls, base, nullptr, /*builtin=*/true);
+  }
+  return std::make_shared<ExceptionObj>(type, std::vector<Value>{Value::Str(std::string(status.message()))});
+}
 
 Interpreter::Interpreter(std::shared_ptr<Namespace> globals, std::shared_ptr<Namespace> builtins,
                          InterpreterLimits limits, const CancellationToken* token)
@@ -52,9 +67,11 @@ const ScopeInfo& Interpreter::InfoFor(const void* node, const ast::Arguments& pa
   if (params.vararg) slot->locals.insert(params.vararg->name);
   if (params.kwarg) slot->locals.insert(params.kwarg->name);
   if (body != nullptr) {
-    NameSet assigned = autograph::AssignedNames(*body);
+    autograph::NameSet assigned = autograph::AssignedNames(*body);
     slot->locals.insert(assigned.begin(), assigned.end());
-    Declarations(*body, *slot);
+    autograph::Declared declared = autograph::DeclaredNames(*body);
+    slot->globals = std::move(declared.globals);
+    slot->nonlocals = std::move(declared.nonlocals);
     for (const auto& n : slot->globals) slot->locals.erase(n);
   } else if (lambda_body == nullptr) {
     // A comprehension: its targets are its locals.
@@ -152,6 +169,7 @@ StatusOr<std::vector<Value>> Interpreter::Iterate(const Value& v) {
       if (hooks_ != nullptr) return hooks_->Iterate(*this, v);
       break;
     case K::kObject:
+      if (const std::vector<Value>* items = v.as_object()->Items()) return *items;
       if (auto it = v.object_as<IteratorObj>()) return it->Drain();
       if (auto r = v.object_as<RangeObj>()) {
         if (r->size() > limits_.max_steps) return PyError("RecursionError", "range too long to iterate in a trace");

@@ -20,6 +20,8 @@
 
 namespace graphd::compiler::tracer {
 
+class ExceptionObj;
+
 // What the interpreter asks of the tensor world (implemented by the tracer).
 class TensorHooks {
  public:
@@ -107,6 +109,13 @@ class Interpreter {
   // arguments into `scope` first).
   StatusOr<Value> RunBody(FunctionObj& fn, std::shared_ptr<Scope> scope);
 
+  // `raise obj`: the Status it propagates, remembered so that `except` gets the object
+  // itself back (ExceptionFor).
+  Status Raise(std::shared_ptr<ExceptionObj> exc);
+  // The exception object a caught Status stands for: the one last raised when the
+  // Status is its, else a new instance of the Status's class with its message.
+  std::shared_ptr<ExceptionObj> ExceptionFor(const Status& status);
+
  private:
   friend class Evaluator;
   std::shared_ptr<Namespace> globals_;
@@ -119,6 +128,8 @@ class Interpreter {
   std::string out_;
   SourceRange current_range_;
   absl::flat_hash_map<const void*, std::unique_ptr<ScopeInfo>> infos_;
+  std::shared_ptr<ExceptionObj> last_raised_;
+  std::string last_raised_text_;  // its Status's class and message
   std::map<std::string, Value> modules_;
 };
 

@@ -4,6 +4,7 @@
 #include "compiler/frontend/parser.h"
 #include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/namedtuple.h"
 #include "compiler/tracer/tracer.h"
 
 namespace graphd::compiler::tracer {
@@ -21,6 +22,7 @@ StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Parse(const std::string&
   m->interp_->RegisterModule("tensorflow", tf);
   m->interp_->RegisterModule("tensorflow.compat.v2", tf);
   m->interp_->RegisterModule("numpy", Value::Obj(MakeNumpyModule()));
+  m->interp_->RegisterModule("collections", Value::Obj(MakeCollectionsModule()));
   m->interp_->RegisterModule("tensorflow.compat", Value::Obj([&] {
     auto compat = std::make_shared<Namespace>("tensorflow.compat");
     compat->Set("v2", tf);

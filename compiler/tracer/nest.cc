@@ -10,14 +10,19 @@ namespace {
 
 using K = Value::Kind;
 
-// A list that a staged loop turns into a TensorArray is one value, not a structure.
-bool IsStructure(const Value& v) {
-  return v.is(K::kTuple) || v.is(K::kDict) || (v.is(K::kList) && v.as_list()->element_dtype == 0);
+// Tuples, lists and sequence objects (namedtuples). A list that a staged loop turns
+// into a TensorArray is one value, not a structure.
+bool IsSequence(const Value& v) {
+  return v.is(K::kTuple) || (v.is(K::kList) && v.as_list()->element_dtype == 0) ||
+         (v.is(K::kObject) && v.as_object()->Items() != nullptr);
 }
 
-bool IsSequence(const Value& v) { return v.is(K::kTuple) || (v.is(K::kList) && v.as_list()->element_dtype == 0); }
+bool IsStructure(const Value& v) { return IsSequence(v) || v.is(K::kDict); }
 
-const std::vector<Value>& Items(const Value& v) { return v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items; }
+const std::vector<Value>& Items(const Value& v) {
+  if (v.is(K::kObject)) return *v.as_object()->Items();
+  return v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items;
+}
 
 // A dict's item indices in the order its values flatten in: by key repr.
 std::vector<size_t> SortedKeys(const DictObj& d) {
@@ -49,7 +54,8 @@ Status Flatten(const Value& v, std::vector<Value>& leaves, int depth) {
 std::optional<std::string> Mismatch(const Value& a, const Value& b, bool alike, int depth) {
   if (!IsStructure(a) && !IsStructure(b)) return std::nullopt;
   if (depth >= kMaxNestDepth) return "nested too deeply to compare";
-  const bool same_kind = a.kind() == b.kind() || (alike && IsSequence(a) && IsSequence(b));
+  const bool same_kind = (a.kind() == b.kind() && a.TypeName() == b.TypeName()) ||
+                         (alike && IsSequence(a) && IsSequence(b));
   if (!same_kind || IsStructure(a) != IsStructure(b)) {
     return "a " + a.TypeName() + " and a " + b.TypeName() + " are not the same structure";
   }
@@ -100,6 +106,7 @@ Value PackLike(const Value& like, const std::vector<Value>& leaves, size_t* pos)
   }
   std::vector<Value> items;
   for (const Value& item : Items(like)) items.push_back(PackLike(item, leaves, pos));
+  if (like.is(K::kObject)) return Value::Obj(like.as_object()->WithItems(std::move(items)));
   return like.is(K::kTuple) ? Value::Tuple(std::move(items)) : Value::List(std::move(items));
 }
 

@@ -127,6 +127,7 @@ std::string PyRepr(const Value& v) {
 
 std::string PyStr(const Value& v) {
   if (v.is(Value::Kind::kStr)) return v.as_str();
+  if (v.is(Value::Kind::kObject)) return v.as_object()->Str();
   return PyRepr(v);
 }
 

@@ -26,13 +26,10 @@ StatusOr<OutputRef> InScope(Tracer& tracer, GraphScope* scope, const Value& v, D
 
 DType TensorDType(const Value& v) { return v.is(K::kTensor) ? v.as_tensor()->dtype : DType::kInvalid; }
 
-// Python values the branches agree on need no output: the same object, or equal
-// scalars of one type.
-bool SamePythonValue(const Value& a, const Value& b) {
-  if (a.is(K::kTensor) || b.is(K::kTensor)) return false;
-  if (a.Is(b)) return true;
-  return a.kind() == b.kind() && LeafConvertible(a) && PyEquals(a, b);
-}
+// The same Python object in both branches that no tensor can stand for (a function, a
+// class instance) passes through the If unchanged; numbers, bools and strings become
+// tensors, as in TensorFlow, even when the branches agree.
+bool SameObject(const Value& a, const Value& b) { return !LeafConvertible(a) && a.Is(b); }
 
 }  // namespace
 
@@ -133,7 +130,7 @@ StatusOr<std::vector<Value>> StageCond(Interpreter&, Tracer& tracer, const Value
         return PyError("ValueError", "'" + names[i] + "' is None at the end of the " +
                                          (lt.is_none() ? "main" : "else") + " branch.");
       }
-      if (SamePythonValue(lt, lf)) continue;
+      if (SameObject(lt, lf)) continue;
       if (!LeafConvertible(lt) || !LeafConvertible(lf)) {
         return PyError("TypeError", "'" + names[i] + "' has a " + lt.TypeName() + " in the main branch and a " +
                                         lf.TypeName() + " in the else branch; values that differ between the "

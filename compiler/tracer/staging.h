@@ -39,7 +39,7 @@ StatusOr<TracedBody> TraceBody(Interpreter& interp, Tracer& tracer, const std::s
 // returns the state after the If. TensorFlow's rules: a name undefined, None or
 // without a return value in one branch, or of another structure or dtype in the
 // other, is an error; tuples, lists and dicts are taken apart into their leaves;
-// leaves both branches leave as the same Python value stay Python values.
+// numbers become tensors, the same non-tensor object in both branches passes through.
 StatusOr<std::vector<Value>> StageCond(Interpreter& interp, Tracer& tracer, const Value& cond,
                                        const std::vector<std::string>& names, TracedBody then_body,
                                        TracedBody else_body);

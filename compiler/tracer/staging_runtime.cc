@@ -46,7 +46,8 @@ StatusOr<std::vector<std::optional<PartialShape>>> ShapeInvariants(Interpreter& 
     if (!key.is(K::kStr)) continue;
     if (key.as_str() != "shape_invariants") {
       if (key.as_str() == "parallel_iterations" || key.as_str() == "swap_memory" ||
-          key.as_str() == "maximum_iterations") {
+          key.as_str() == "maximum_iterations" || key.as_str() == "iterate_names" ||
+          key.as_str() == "else_clause") {
         continue;  // no effect here
       }
       return PyError("ValueError", "set_loop_options() got an unsupported option '" + key.as_str() +
@@ -74,15 +75,42 @@ StatusOr<std::vector<std::optional<PartialShape>>> ShapeInvariants(Interpreter& 
   return out;
 }
 
-// TensorFlow's error for a Python loop whose condition becomes a tensor: its
-// NotImplementedError for a while loop, the TypeError of using a tensor as a Python
-// bool for a for loop's break; the class is both (OperatorNotAllowedInGraphError).
-Status BecameTensor(const char* loop) {
+// TensorFlow's error for a Python loop whose condition becomes a tensor (a break or
+// return under a tensor condition): NotImplementedError in TensorFlow; the seed
+// articles expect a TypeError (TensorFlow's older OperatorNotAllowedInGraphError), so
+// the class is both.
+Status BecameTensor(bool while_loop) {
   return PyError("OperatorNotAllowedInGraphError",
-                 std::string("The condition of ") + loop + " loop started as non-Tensor, then changed to Tensor. "
-                 "This may happen either because variables changed type, or when a break or return statement "
-                 "inside the loop depends on a Tensor condition. In both cases, changing to a TF loop should "
-                 "remove the error (`while tf.constant(True):`, or iterate over tf.range(...)).");
+                 while_loop ? "The condition of while loop started as non-Tensor, then changed to Tensor. This may "
+                              "happen either because variables changed type, or when a break or return statement "
+                              "inside the loop depends on a Tensor condition. In both cases, changing to a TF loop "
+                              "should remove the error (`while tf.constant(True):`)."
+                            : "break and return statements which depend on a TF condition are not supported in "
+                              "Python for loops. Did you intend to make it a TF loop (iterate over tf.range(...))?");
+}
+
+// The value of option `key` in a loop's options dict (argument `at`), or null.
+const Value* LoopOption(const CallArgs& a, size_t at, const std::string& key) {
+  if (a.args.size() <= at || !a.args[at].is(K::kDict)) return nullptr;
+  for (const auto& [k, v] : a.args[at].as_dict()->items) {
+    if (k.is(K::kStr) && k.as_str() == key) return &v;
+  }
+  return nullptr;
+}
+
+// A loop over tensors with an else clause: TensorFlow cannot convert one (and the
+// unconverted loop cannot iterate a tensor), so graphd refuses it the same way.
+Status ElseClauseNotSupported(const std::string& loop) {
+  return PyError("OperatorNotAllowedInGraphError", loop + "/else statement not yet supported in a loop over tensors "
+                                                          "(TensorFlow's AutoGraph cannot convert it either): move the "
+                                                          "else block after the loop, guarded by a flag the loop sets");
+}
+
+// The start of `x` when it is a tf.range made in the current scope.
+std::optional<Value> RangeStart(Tracer& tracer, const TensorObj& x) {
+  if (!x.symbolic() || x.scope != &tracer.scope() || x.scope_serial != tracer.scope().serial()) return std::nullopt;
+  if (x.ref.node->op_name() != "Range" || x.ref.node->inputs().empty()) return std::nullopt;
+  return tracer.Wrap(x.ref.node->inputs()[0]);
 }
 
 StatusOr<Value> IfStmt(Interpreter& in, CallArgs& a) {
@@ -119,6 +147,14 @@ StatusOr<Value> StageValue(Interpreter& in, const Value& cond, const std::functi
   };
   ASSIGN_OR_RETURN(TracedBody t, one(then_fn, "cond_true"));
   ASSIGN_OR_RETURN(TracedBody e, one(else_fn, "cond_false"));
+  if (StructureMismatch(t.outputs[0], e.outputs[0])) {
+    return PyError("ValueError", what == "<if_exp>"
+                                     ? "a conditional expression (x if c else y) with a tensor condition must return "
+                                       "the same nested structure in both branches. If you only need side effects, "
+                                       "use a statement `if:` instead"
+                                     : "the operands of `and` / `or` with a tensor on the left must have the same "
+                                       "nested structure");
+  }
   ASSIGN_OR_RETURN(std::vector<Value> out, StageCond(in, *tracer, cond, {what}, std::move(t), std::move(e)));
   return out[0];
 }
@@ -131,13 +167,14 @@ StatusOr<Value> WhileStmt(Interpreter& in, CallArgs& a) {
     Value test = first;
     while (true) {
       RETURN_IF_ERROR(in.Step());
-      if (test.is(K::kTensor)) return BecameTensor("while");
+      if (test.is(K::kTensor)) return BecameTensor(true);
       ASSIGN_OR_RETURN(bool go_on, in.Truthy(test));
       if (!go_on) return Value::None();
       RETURN_IF_ERROR(in.CallNoArgs(a.args[1], site).status());
       ASSIGN_OR_RETURN(test, in.CallNoArgs(a.args[0], site));
     }
   }
+  if (LoopOption(a, 5, "else_clause") != nullptr) return ElseClauseNotSupported("while");
   ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
   ASSIGN_OR_RETURN(std::vector<Value> init, GetState(in, a.args[2], site));
   ASSIGN_OR_RETURN(auto invariants, ShapeInvariants(in, a, 5, init));
@@ -155,20 +192,25 @@ StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
   const Value& iterable = a.args[0];
   const Value& extra_test = a.args[1];
   if (!iterable.is(K::kTensor)) {
+    // As TensorFlow's Python for loop: the extra test (break and return flags) runs
+    // before the loop and after every item, and must stay a Python value.
+    auto more = [&]() -> StatusOr<bool> {
+      if (extra_test.is_none()) return true;
+      ASSIGN_OR_RETURN(Value go, in.CallNoArgs(extra_test, site));
+      if (go.is(K::kTensor)) return BecameTensor(false);
+      return in.Truthy(go);
+    };
     ASSIGN_OR_RETURN(std::vector<Value> items, in.Iterate(iterable));
-    for (const Value& item : items) {
+    ASSIGN_OR_RETURN(bool go_on, more());
+    for (size_t i = 0; i < items.size() && go_on; ++i) {
       RETURN_IF_ERROR(in.Step());
-      if (!extra_test.is_none()) {
-        ASSIGN_OR_RETURN(Value go, in.CallNoArgs(extra_test, site));
-        if (go.is(K::kTensor)) return BecameTensor("for");
-        ASSIGN_OR_RETURN(bool go_on, in.Truthy(go));
-        if (!go_on) break;
-      }
-      RETURN_IF_ERROR(in.Call(a.args[2], CallArgs{.args = {item}, .site = site}).status());
+      RETURN_IF_ERROR(in.Call(a.args[2], CallArgs{.args = {items[i]}, .site = site}).status());
+      ASSIGN_OR_RETURN(go_on, more());
     }
     return Value::None();
   }
   // for item in tensor: a While over the index i in [0, len) with the user's state.
+  if (LoopOption(a, 6, "else_clause") != nullptr) return ElseClauseNotSupported("for");
   ASSIGN_OR_RETURN(Tracer * tracer, TracerOf(in));
   const TensorObj& x = *iterable.as_tensor();
   if (!x.shape.known_rank() || x.shape.rank() == 0) {
@@ -185,6 +227,15 @@ StatusOr<Value> ForStmt(Interpreter& in, CallArgs& a) {
   std::vector<std::string> names = {"<for index>"};
   for (const std::string& n : Names(a.args[5])) names.push_back(n);
   ASSIGN_OR_RETURN(std::vector<Value> user_init, GetState(in, a.args[3], site));
+  // As TensorFlow's loop over a tf.range: the target is a loop variable that starts
+  // at the range's start (so it is defined after a loop that ran zero times).
+  if (const Value* iterate = LoopOption(a, 6, "iterate_names"); iterate != nullptr && iterate->is(K::kStr)) {
+    std::vector<std::string> state_names = Names(a.args[5]);
+    for (size_t i = 0; i < state_names.size(); ++i) {
+      if (state_names[i] != iterate->as_str() || !IsUndefined(user_init[i])) continue;
+      if (std::optional<Value> start = RangeStart(*tracer, x)) user_init[i] = *start;
+    }
+  }
   ASSIGN_OR_RETURN(auto invariants, ShapeInvariants(in, a, 6, user_init));
   invariants.insert(invariants.begin(), std::nullopt);  // the index
   std::vector<Value> init = {Value::Int(0)};

@@ -1,5 +1,7 @@
-// tf.strings (join, length) and tf.random's stateless generators (stateless_uniform,
-// stateless_normal): the shape and the seed are attributes, known at trace time.
+// tf.strings (join, length); tf.random: the stateless generators (stateless_uniform,
+// stateless_normal), the stateful ones (uniform, normal) and set_seed, shapes and
+// seeds being attributes known at trace time; tf.name_scope.
+#include "absl/strings/ascii.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/tf_args.h"
 
@@ -38,19 +40,48 @@ StatusOr<Value> StringsLength(Interpreter& in, CallArgs& call) {
   return t->Op("StringLength", {xr}, {{"unit", unit}}, "StringLength");
 }
 
-// The shape and seed of a stateless generator.
-Status RandomAttrs(const Args& a, AttrMap& attrs) {
+// The shape of a generator (static), into attrs.
+Status ShapeAttr(const Args& a, AttrMap& attrs) {
   ASSIGN_OR_RETURN(Value shape_value, a.Get("shape"));
   ASSIGN_OR_RETURN(IntList shape, StaticInts(shape_value, a.fn() + "() shape"));
   for (int64_t d : shape) {
     if (d < 0) return PyError("ValueError", a.fn() + "() dimensions must be >= 0, got " + std::to_string(d));
   }
+  attrs["shape"] = shape;
+  return absl::OkStatus();
+}
+
+// The seed pair of a stateless generator ([2] ints), into attrs.
+Status StatelessSeedAttr(const Args& a, AttrMap& attrs) {
   ASSIGN_OR_RETURN(Value seed_value, a.Get("seed"));
   ASSIGN_OR_RETURN(IntList seed, StaticInts(seed_value, a.fn() + "() seed"));
   if (seed.size() != 2) {
     return PyError("ValueError", a.fn() + "() seed must have shape [2], got " + std::to_string(seed.size()) + " values");
   }
-  attrs["shape"] = shape;
+  attrs["seed"] = seed;
+  return absl::OkStatus();
+}
+
+// TensorFlow's graph-level default seed, used when only the op seed is given.
+constexpr int64_t kDefaultGraphSeed = 87654321;
+
+// The seed pair of a stateful generator, as TensorFlow's get_seed picks it from the
+// global seed (tf.random.set_seed, kept in `random`) and the op's `seed`: both when
+// given; the default graph seed with an op seed; the global seed with a per-trace
+// count when only it is set; [0, 0] (a fresh seed per kernel) when neither is.
+Status StatefulSeedAttr(const Args& a, Tracer& t, const Namespace& random, AttrMap& attrs) {
+  const Value* global = random.Find("_global_seed");
+  Value op_seed = a.GetOr("seed", Value::None());
+  if (!op_seed.is_none() && !op_seed.is_int_like()) {
+    return PyError("TypeError", a.fn() + "() seed must be an int or None, got " + op_seed.TypeName());
+  }
+  const bool has_global = global != nullptr && global->is_int_like();
+  IntList seed = {0, 0};
+  if (has_global) {
+    seed = {global->as_int(), op_seed.is_none() ? int64_t{t.scope().graph().num_nodes()} : op_seed.as_int()};
+  } else if (!op_seed.is_none()) {
+    seed = {kDefaultGraphSeed, op_seed.as_int()};
+  }
   attrs["seed"] = seed;
   return absl::OkStatus();
 }
@@ -66,69 +97,115 @@ StatusOr<Value> Affine(Interpreter& in, Value x, const Value& scale, const Value
   return x;
 }
 
-// stateless_uniform: floats in [minval, maxval) (default [0, 1)); integers (both
-// bounds required) as floor(minval + u * (maxval - minval)).
-StatusOr<Value> StatelessUniform(Interpreter& in, CallArgs& call) {
-  Args a("stateless_uniform", call, {"shape", "seed", "minval", "maxval", "dtype", "name", "alg"});
-  RETURN_IF_ERROR(a.Check());
+// Uniform numbers from `op` (attrs: shape and seed set): floats in [minval, maxval)
+// (default [0, 1)); integers (both bounds required) as floor(minval + u * (maxval -
+// minval)), the bounds Python numbers or tensors.
+StatusOr<Value> Uniform(Interpreter& in, const Args& a, const std::string& op, AttrMap attrs) {
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
-  AttrMap attrs;
-  RETURN_IF_ERROR(RandomAttrs(a, attrs));
   ASSIGN_OR_RETURN(DType dtype, a.DTypeOr("dtype", DType::kFloat32));
   Value minval = a.GetOr("minval", Value::Int(0));
   if (minval.is_none()) minval = Value::Int(0);
+  const std::string base = absl::AsciiStrToLower(op);
   if (IsFloating(dtype)) {
-    Value maxval = a.Has("maxval") ? *a.Get("maxval") : Value::Int(1);
+    Value maxval = a.Has("maxval") && !a.Get("maxval")->is_none() ? *a.Get("maxval") : Value::Int(1);
     attrs["dtype"] = dtype;
-    ASSIGN_OR_RETURN(Value u, t->Op("StatelessRandomUniform", {}, std::move(attrs), "stateless_random_uniform"));
+    ASSIGN_OR_RETURN(Value u, t->Op(op, {}, std::move(attrs), base));
     ASSIGN_OR_RETURN(Value scale, in.BinaryOp(ast::BinOpKind::kSub, maxval, minval));
     return Affine(in, u, scale, minval);
   }
   if (!IsInteger(dtype)) {
-    return PyError("TypeError", "stateless_uniform() dtype must be a float or an integer type, got " +
+    return PyError("TypeError", a.fn() + "() dtype must be a float or an integer type, got " +
                                     std::string(DTypeName(dtype)));
   }
-  if (!a.Has("maxval")) {
+  if (!a.Has("maxval") || a.Get("maxval")->is_none()) {
     return PyError("ValueError", "Must specify maxval for integer dtype " + std::string(DTypeName(dtype)));
   }
-  ASSIGN_OR_RETURN(double lo, StaticNumber(minval, "stateless_uniform() minval"));
-  ASSIGN_OR_RETURN(double hi, StaticNumber(*a.Get("maxval"), "stateless_uniform() maxval"));
-  if (!(lo < hi)) return PyError("ValueError", "stateless_uniform() needs minval < maxval");
+  Value maxval = *a.Get("maxval");
+  if (minval.is_number() && maxval.is_number() && !(minval.as_float() < maxval.as_float())) {
+    return PyError("ValueError", a.fn() + "() needs minval < maxval");
+  }
   attrs["dtype"] = DType::kFloat64;
-  ASSIGN_OR_RETURN(Value u, t->Op("StatelessRandomUniform", {}, std::move(attrs), "stateless_random_uniform"));
-  ASSIGN_OR_RETURN(Value scaled, Affine(in, u, Value::Float(hi - lo), Value::Float(lo)));
+  ASSIGN_OR_RETURN(Value u, t->Op(op, {}, std::move(attrs), base));
+  auto as_f64 = [&](const Value& v) -> StatusOr<Value> {
+    if (!v.is(Value::Kind::kTensor)) return Value::Float(v.as_float());
+    ASSIGN_OR_RETURN(OutputRef r, t->ToTensor(v));
+    return t->Op("Cast", {r}, {{"DstT", DType::kFloat64}}, base);
+  };
+  if (!minval.is_number() && !minval.is(Value::Kind::kTensor)) {
+    return PyError("TypeError", a.fn() + "() minval must be a number or a tensor");
+  }
+  if (!maxval.is_number() && !maxval.is(Value::Kind::kTensor)) {
+    return PyError("TypeError", a.fn() + "() maxval must be a number or a tensor");
+  }
+  ASSIGN_OR_RETURN(Value lo, as_f64(minval));
+  ASSIGN_OR_RETURN(Value hi, as_f64(maxval));
+  ASSIGN_OR_RETURN(Value span, in.BinaryOp(ast::BinOpKind::kSub, hi, lo));
+  ASSIGN_OR_RETURN(Value scaled, Affine(in, u, span, lo));
   ASSIGN_OR_RETURN(OutputRef sr, t->ToTensor(scaled));
-  ASSIGN_OR_RETURN(Value floored, t->Op("Floor", {sr}, {}, "stateless_random_uniform"));
+  ASSIGN_OR_RETURN(Value floored, t->Op("Floor", {sr}, {}, base));
   ASSIGN_OR_RETURN(OutputRef fr, t->ToTensor(floored));
-  return t->Op("Cast", {fr}, {{"DstT", dtype}}, "stateless_random_uniform");
+  return t->Op("Cast", {fr}, {{"DstT", dtype}}, base);
 }
 
-// stateless_normal: mean + stddev * N(0, 1).
-StatusOr<Value> StatelessNormal(Interpreter& in, CallArgs& call) {
-  Args a("stateless_normal", call, {"shape", "seed", "mean", "stddev", "dtype", "name", "alg"});
-  RETURN_IF_ERROR(a.Check());
+// mean + stddev * N(0, 1) from `op` (attrs: shape and seed set).
+StatusOr<Value> Normal(Interpreter& in, const Args& a, const std::string& op, AttrMap attrs) {
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
-  AttrMap attrs;
-  RETURN_IF_ERROR(RandomAttrs(a, attrs));
   ASSIGN_OR_RETURN(DType dtype, a.DTypeOr("dtype", DType::kFloat32));
   if (!IsFloating(dtype)) {
-    return PyError("TypeError",
-                   "stateless_normal() dtype must be float32 or float64, got " + std::string(DTypeName(dtype)));
+    return PyError("TypeError", a.fn() + "() dtype must be float32 or float64, got " + std::string(DTypeName(dtype)));
   }
   attrs["dtype"] = dtype;
-  ASSIGN_OR_RETURN(Value n, t->Op("StatelessRandomNormal", {}, std::move(attrs), "stateless_random_normal"));
+  ASSIGN_OR_RETURN(Value n, t->Op(op, {}, std::move(attrs), absl::AsciiStrToLower(op)));
   Value mean = a.Has("mean") ? *a.Get("mean") : Value::Float(0);
   Value stddev = a.Has("stddev") ? *a.Get("stddev") : Value::Float(1);
   return Affine(in, n, stddev, mean);
 }
 
-// The stateful generators (tf.random.uniform, normal, ...) are not implemented: their
-// values would differ from TensorFlow's anyway, so they say which call to use.
-StatusOr<Value> StatefulRandom(const std::string& name) {
-  return PyError("NotImplementedError",
-                 "tf.random." + name + " is not supported by graphd: its stateful random stream cannot match "
-                 "TensorFlow's. Use tf.random.stateless_" + (name == "truncated_normal" ? "normal" : name) +
-                 "(shape, seed=[a, b], ...) instead, which gives the same values on every call for the same seed.");
+StatusOr<Value> StatelessUniform(Interpreter& in, CallArgs& call) {
+  Args a("stateless_uniform", call, {"shape", "seed", "minval", "maxval", "dtype", "name", "alg"});
+  RETURN_IF_ERROR(a.Check());
+  AttrMap attrs;
+  RETURN_IF_ERROR(ShapeAttr(a, attrs));
+  RETURN_IF_ERROR(StatelessSeedAttr(a, attrs));
+  return Uniform(in, a, "StatelessRandomUniform", std::move(attrs));
+}
+
+StatusOr<Value> StatelessNormal(Interpreter& in, CallArgs& call) {
+  Args a("stateless_normal", call, {"shape", "seed", "mean", "stddev", "dtype", "name", "alg"});
+  RETURN_IF_ERROR(a.Check());
+  AttrMap attrs;
+  RETURN_IF_ERROR(ShapeAttr(a, attrs));
+  RETURN_IF_ERROR(StatelessSeedAttr(a, attrs));
+  return Normal(in, a, "StatelessRandomNormal", std::move(attrs));
+}
+
+// tf.random.uniform / normal: new numbers on every run (RandomUniform,
+// RandomStandardNormal), reproducible for a given global and op seed, not TensorFlow's
+// numbers (its generator's stream is its own).
+StatusOr<Value> StatefulUniform(Interpreter& in, CallArgs& call, const Namespace& random) {
+  Args a("uniform", call, {"shape", "minval", "maxval", "dtype", "seed", "name"});
+  RETURN_IF_ERROR(a.Check());
+  ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
+  AttrMap attrs;
+  RETURN_IF_ERROR(ShapeAttr(a, attrs));
+  RETURN_IF_ERROR(StatefulSeedAttr(a, *t, random, attrs));
+  return Uniform(in, a, "RandomUniform", std::move(attrs));
+}
+
+StatusOr<Value> StatefulNormal(Interpreter& in, CallArgs& call, const Namespace& random) {
+  Args a("normal", call, {"shape", "mean", "stddev", "dtype", "seed", "name"});
+  RETURN_IF_ERROR(a.Check());
+  ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
+  AttrMap attrs;
+  RETURN_IF_ERROR(ShapeAttr(a, attrs));
+  RETURN_IF_ERROR(StatefulSeedAttr(a, *t, random, attrs));
+  return Normal(in, a, "RandomStandardNormal", std::move(attrs));
+}
+
+// Generators graphd does not have say which ones to use.
+StatusOr<Value> MissingRandom(const std::string& name) {
+  return PyError("NotImplementedError", "tf.random." + name + " is not supported by graphd; tf.random.uniform, "
+                                        "tf.random.normal and their stateless_ forms are");
 }
 
 // tf.name_scope(name): a context manager under which the nodes made get names
@@ -176,19 +253,31 @@ StatusOr<Value> NameScope(Interpreter&, CallArgs& call) {
 
 void AddMiscFunctions(Namespace& tf, Namespace& strings, Namespace& random) {
   tf.Set("name_scope", Fn("name_scope", NameScope));
-  // The global seed only affects the stateful generators, which graphd does not have.
-  random.Set("set_seed", Fn("set_seed", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
+  // tf.random.set_seed(seed): the global seed the stateful generators traced later
+  // derive theirs from.
+  auto random_ns = std::static_pointer_cast<Namespace>(random.shared_from_this());
+  std::weak_ptr<Namespace> weak_random = random_ns;
+  random.Set("set_seed", Fn("set_seed", [weak_random](Interpreter&, CallArgs& a) -> StatusOr<Value> {
     if (a.args.size() != 1 || !(a.args[0].is_int_like() || a.args[0].is_none())) {
       return PyError("TypeError", "set_seed() takes one int (or None)");
     }
+    if (auto r = weak_random.lock()) r->Set("_global_seed", a.args[0]);
     return Value::None();
   }));
-  for (const char* name : {"uniform", "normal", "truncated_normal", "shuffle", "categorical", "poisson", "gamma"}) {
+  random.Set("uniform", Fn("uniform", [weak_random](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+    auto r = weak_random.lock();
+    if (r == nullptr) return PyError("RuntimeError", "tf.random is gone");
+    return StatefulUniform(in, a, *r);
+  }));
+  random.Set("normal", Fn("normal", [weak_random](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+    auto r = weak_random.lock();
+    if (r == nullptr) return PyError("RuntimeError", "tf.random is gone");
+    return StatefulNormal(in, a, *r);
+  }));
+  for (const char* name : {"truncated_normal", "shuffle", "categorical", "poisson", "gamma"}) {
     std::string n = name;
-    random.Set(n, Fn(n, [n](Interpreter&, CallArgs&) { return StatefulRandom(n); }));
+    random.Set(n, Fn(n, [n](Interpreter&, CallArgs&) { return MissingRandom(n); }));
   }
-  strings.Set("join", Fn("join", StringsJoin));
-  strings.Set("length", Fn("length", StringsLength));
   random.Set("stateless_uniform", Fn("stateless_uniform", StatelessUniform));
   random.Set("stateless_normal", Fn("stateless_normal", StatelessNormal));
 }

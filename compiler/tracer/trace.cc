@@ -47,6 +47,9 @@ StatusOr<Value> Split(Tracer& tracer, const Value& v, std::vector<OutputRef>& re
     }
     case K::kObject:
       if (v.object_as<UndefinedObj>()) return PyError("UnboundLocalError", "the function returned an undefined value");
+      if (const std::vector<Value>* items = v.as_object()->Items()) {  // a namedtuple: as a tuple
+        return Split(tracer, Value::Tuple(*items), results, fn, as_tf, depth + 1);
+      }
       if (!as_tf) return v;
       if (IsTensorLikeObject(v)) return slot(v);
       return PyError("TypeError", "To be compatible with tf.function, Python functions must return zero or more "

@@ -124,6 +124,12 @@ class Object : public std::enable_shared_from_this<Object> {
   virtual StatusOr<Value> Call(Interpreter& interp, CallArgs& args);
   // repr() text.
   virtual std::string Repr() const;
+  // str() text (repr() by default).
+  virtual std::string Str() const { return Repr(); }
+  // A sequence object (a namedtuple): its items, which iteration, indexing, len() and
+  // tf.nest use; and a copy of it with other items. Null for other objects.
+  virtual const std::vector<Value>* Items() const { return nullptr; }
+  virtual std::shared_ptr<Object> WithItems(std::vector<Value> items) const { return nullptr; }
   // Objects that stand for a tensor in operators and ops (variables) convert here.
   virtual bool IsTensorLike() const { return false; }
   virtual StatusOr<Value> AsTensor(Interpreter& interp);

@@ -153,6 +153,11 @@ void RegisterGeneratorOps(OpRegistry& r) {
   for (const char* name : {"StatelessRandomUniform", "StatelessRandomNormal"}) {
     r.Register({.name = name, .num_inputs = 0, .infer = InferStatelessRandom});
   }
+  // tf.random.uniform / normal: the same generators with a stream that advances on
+  // every run (seed = [graph-level seed, op seed]; [0, 0] draws one per kernel).
+  for (const char* name : {"RandomUniform", "RandomStandardNormal"}) {
+    r.Register({.name = name, .num_inputs = 0, .stateful = true, .infer = InferStatelessRandom});
+  }
 }
 
 }  // namespace graphd

@@ -1,8 +1,14 @@
 // StatelessRandomUniform ([0, 1)) and StatelessRandomNormal (Box-Muller) from Philox
 // 4x32-10. The seed's first int is the key; block b of the output uses the counter
 // (b, seed[1]). float32 takes one 32-bit word per uniform, float64 two.
+// RandomUniform and RandomStandardNormal (stateful) do the same from a block offset
+// that each run advances past the blocks it used, so every run draws new numbers
+// (one stream per kernel, shared by the sessions running its plan; runs reserve their
+// blocks atomically). A seed of [0, 0] takes one from the system's random device.
+#include <atomic>
 #include <cmath>
 #include <numbers>
+#include <random>
 
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
@@ -13,10 +19,14 @@ namespace {
 
 constexpr int64_t kBlocksPerCheck = int64_t{1} << 14;
 
-class StatelessRandomKernel : public OpKernel {
+class RandomKernel : public OpKernel {
  public:
-  StatelessRandomKernel(bool normal, Shape shape, IntList seed)
-      : normal_(normal), shape_(std::move(shape)) {
+  RandomKernel(bool normal, bool stateful, Shape shape, IntList seed)
+      : normal_(normal), stateful_(stateful), shape_(std::move(shape)) {
+    if (stateful && seed[0] == 0 && seed[1] == 0) {
+      std::random_device device;
+      seed = {static_cast<int64_t>((uint64_t{device()} << 32) | device()), static_cast<int64_t>(device())};
+    }
     const uint64_t s0 = static_cast<uint64_t>(seed[0]), s1 = static_cast<uint64_t>(seed[1]);
     key_ = {static_cast<uint32_t>(s0), static_cast<uint32_t>(s0 >> 32)};
     stream_ = {static_cast<uint32_t>(s1), static_cast<uint32_t>(s1 >> 32)};
@@ -27,9 +37,11 @@ class StatelessRandomKernel : public OpKernel {
     const int64_t n = out->num_elements();
     const bool f32 = out->dtype() == DType::kFloat32;
     const int64_t per_block = f32 ? 4 : 2;  // values one Philox block yields
+    const uint64_t blocks = static_cast<uint64_t>((n + per_block - 1) / per_block);
+    const uint64_t first = stateful_ ? next_block_.fetch_add(blocks, std::memory_order_relaxed) : 0;
     for (int64_t b = 0; b * per_block < n; ++b) {
       if (b % kBlocksPerCheck == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
-      const uint64_t ub = static_cast<uint64_t>(b);
+      const uint64_t ub = first + static_cast<uint64_t>(b);
       PhiloxBlock r = Philox4x32(
           {static_cast<uint32_t>(ub), static_cast<uint32_t>(ub >> 32), stream_[0], stream_[1]}, key_);
       double u[4];
@@ -61,15 +73,17 @@ class StatelessRandomKernel : public OpKernel {
 
  private:
   bool normal_;
+  bool stateful_;
   Shape shape_;
   PhiloxKey key_;
   std::array<uint32_t, 2> stream_;
+  std::atomic<uint64_t> next_block_{0};  // stateful: the first block the next run uses
 };
 
-KernelFactory Factory(bool normal) {
-  return [normal](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
-    return std::make_unique<StatelessRandomKernel>(
-        normal, Shape(AttrOr<IntList>(node, "shape", {})), AttrOr<IntList>(node, "seed", {0, 0}));
+KernelFactory Factory(bool normal, bool stateful) {
+  return [normal, stateful](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+    return std::make_unique<RandomKernel>(normal, stateful, Shape(AttrOr<IntList>(node, "shape", {})),
+                                          AttrOr<IntList>(node, "seed", {0, 0}));
   };
 }
 
@@ -77,8 +91,10 @@ KernelFactory Factory(bool normal) {
 
 void RegisterRandomKernels(KernelRegistry& r) {
   const auto dtypes = {DType::kFloat32, DType::kFloat64};
-  r.Register("StatelessRandomUniform", kCpu, dtypes, Factory(false));
-  r.Register("StatelessRandomNormal", kCpu, dtypes, Factory(true));
+  r.Register("StatelessRandomUniform", kCpu, dtypes, Factory(false, false));
+  r.Register("StatelessRandomNormal", kCpu, dtypes, Factory(true, false));
+  r.Register("RandomUniform", kCpu, dtypes, Factory(false, true));
+  r.Register("RandomStandardNormal", kCpu, dtypes, Factory(true, true));
 }
 
 }  // namespace graphd::executor::cpu
