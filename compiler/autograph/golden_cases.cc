@@ -112,7 +112,7 @@ const std::vector<GoldenCase>& GoldenCases() {
         ag__.if_stmt(ag__.not_(break_), if_body_1, else_body_1, get_state_1, set_state_1, ('x',), 1)
     def extra_test():
         return ag__.not_(break_)
-    ag__.for_stmt(tf.range(5), extra_test, loop_body, get_state_2, set_state_2, ('break_', 'x'))
+    ag__.for_stmt(tf.range(5), extra_test, loop_body, get_state_2, set_state_2, ('break_', 'x'), {'iterate_names': 'i'})
     return x
 )py"},
       {"ListAppendBecomesAssignment",
@@ -133,7 +133,7 @@ const std::vector<GoldenCase>& GoldenCases() {
         nonlocal z
         i = itr
         z = ag__.list_append(z, i)
-    ag__.for_stmt(range(n), None, loop_body, get_state, set_state, ('z',))
+    ag__.for_stmt(range(n), None, loop_body, get_state, set_state, ('z',), {'iterate_names': 'i'})
     return z
 )py"},
       {"ReturnsExpressionsAndAssert",
@@ -148,31 +148,21 @@ const std::vector<GoldenCase>& GoldenCases() {
     do_return = False
     retval_ = ag__.UndefinedReturnValue()
     def get_state():
-        return ag__.ldu(lambda: do_return, 'do_return'), ag__.ldu(lambda: retval_, 'retval_')
-    def set_state(vars_):
-        nonlocal do_return, retval_
-        do_return, retval_ = vars_
-    def if_body():
-        nonlocal do_return, retval_
-        do_return = True
-        retval_ = x
-    def else_body():
-        nonlocal do_return, retval_
-    ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('do_return', 'retval_'), 2)
-    def get_state_1():
         return (ag__.ldu(lambda: retval_, 'retval_'),)
-    def set_state_1(vars_):
+    def set_state(vars_):
         nonlocal retval_
         (retval_,) = vars_
-    def if_body_1():
+    def if_body():
+        nonlocal retval_
+        retval_ = x
+        do_return = True
+    def else_body():
         nonlocal retval_
         y = ag__.if_exp(x < -1, lambda: x * 2, lambda: -x, 'x < -1')
         ag__.assert_stmt(x != 0, lambda: 'Do not pass zero!')
-        do_return = True
         retval_ = ag__.and_(lambda: y, lambda: ag__.not_(x))
-    def else_body_1():
-        nonlocal retval_
-    ag__.if_stmt(ag__.not_(do_return), if_body_1, else_body_1, get_state_1, set_state_1, ('retval_',), 1)
+        do_return = True
+    ag__.if_stmt(x > 0, if_body, else_body, get_state, set_state, ('retval_',), 1)
     return ag__.retval(retval_)
 )py"},
       {"WhileContinueAndElse",
@@ -224,7 +214,7 @@ const std::vector<GoldenCase>& GoldenCases() {
         def else_body_1():
             nonlocal s
         ag__.if_stmt(ag__.not_(continue_), if_body_1, else_body_1, get_state_1, set_state_1, ('s',), 1)
-    ag__.while_stmt(loop_test, loop_body, get_state_2, set_state_2, ('i', 's'))
+    ag__.while_stmt(loop_test, loop_body, get_state_2, set_state_2, ('i', 's'), {'else_clause': True})
     s = -s
     return s
 )py"},

@@ -131,8 +131,7 @@ TEST(ParseErrorsTest, Indentation) {
 
 TEST(ParseErrorsTest, Unsupported) {
   Check({
-      {"try:\n  x\nexcept E:\n  pass\n", Unsupported("'try' statements are not supported by graphd", 1, 1)},
-      {"raise ValueError('x')\n", Unsupported("'raise' statements are not supported by graphd", 1, 1)},
+      {"try:\n  x\nexcept* E:\n  pass\n", Unsupported("'except*' clauses are not supported by graphd", 3, 7)},
       {"async def f(): pass\n", Unsupported("'async def' functions are not supported", 1, 1)},
       {"def f():\n  async for x in y: pass\n", Unsupported("'async for' loops are not supported", 2, 3)},
       {"def f():\n  await g()\n", Unsupported("'await' expressions are not supported", 2, 3)},
@@ -153,6 +152,15 @@ TEST(ParseErrorsTest, Unsupported) {
       {"x = [a async for a in b]\n", Unsupported("asynchronous comprehensions are not supported", 1, 8)},
       {"class C(metaclass=M): pass\n", Unsupported("class keyword arguments (such as metaclass=)", 1, 9)},
       {"x: int\n", Unsupported("variable annotations without a value are not supported", 1, 1)},
+  });
+}
+
+TEST(ParseErrorsTest, MalformedTry) {
+  Check({
+      {"try:\n  x\n", Syntax("expected 'except' or 'finally' block", 2, 4)},
+      {"try:\n  x\nexcept:\n  pass\nexcept E:\n  pass\n", Syntax("default 'except:' must be last", 5, 1)},
+      {"try:\n  x\nelse:\n  pass\n", Syntax("invalid syntax: 'else' needs an 'except' before it", 3, 1)},
+      {"try:\n  x\nexcept E as:\n  pass\n", Syntax("invalid syntax", 3, 12)},
   });
 }
 

@@ -196,6 +196,10 @@ TEST(PrinterTest, Statements) {
             "\n"
             "class Empty:\n"
             "    pass\n");
+  EXPECT_EQ(Reprint("try:\n  x = d[k]\nexcept (KeyError, IndexError) as e:\n  raise ValueError(e) from e\n"
+                    "except:\n  raise\nelse: y = 1\nfinally:\n  z = 2\ntry: pass\nfinally: pass\n"),
+            "try:\n    x = d[k]\nexcept (KeyError, IndexError) as e:\n    raise ValueError(e) from e\n"
+            "except:\n    raise\nelse:\n    y = 1\nfinally:\n    z = 2\ntry:\n    pass\nfinally:\n    pass\n");
   EXPECT_EQ(Reprint("x: int = 5\n'doc'\n"), "x = 5\n'doc'\n");
   // Multi-line docstrings stay triple-quoted; quotes and backslashes survive.
   constexpr char kDoc[] = R"py(def f():

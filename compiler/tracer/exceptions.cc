@@ -73,6 +73,7 @@ bool ExceptionClassObj::IsSubclassOf(const ExceptionClassObj& other) const {
 }
 
 std::string ExceptionObj::Str() const {
+  if (message_) return *message_;
   if (args_.empty()) return "";
   if (args_.size() == 1) return cls_->builtin().name() == "KeyError" ? PyRepr(args_[0]) : PyStr(args_[0]);
   return PyRepr(Value::Tuple(args_));
@@ -99,6 +100,7 @@ Status ExceptionObj::SetAttr(Interpreter&, const std::string& name, Value value)
   if (name == "args") {
     if (!value.is(Value::Kind::kTuple)) return PyError("TypeError", "args must be a tuple");
     args_ = value.as_tuple();
+    message_.reset();
     return absl::OkStatus();
   }
   attrs_[name] = std::move(value);

@@ -10,6 +10,7 @@
 #define GRAPHD_COMPILER_TRACER_EXCEPTIONS_H_
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -52,6 +53,13 @@ class ExceptionObj : public Object {
  public:
   ExceptionObj(std::shared_ptr<ExceptionClassObj> cls, std::vector<Value> args)
       : cls_(std::move(cls)), args_(std::move(args)) {}
+  // An exception that arrived as a Status (raised by graphd, not by a `raise`): its
+  // message is str() of it as it is (a KeyError's is already the key's repr).
+  static std::shared_ptr<ExceptionObj> FromMessage(std::shared_ptr<ExceptionClassObj> cls, std::string message) {
+    auto e = std::make_shared<ExceptionObj>(std::move(cls), std::vector<Value>{Value::Str(message)});
+    e->message_ = std::move(message);
+    return e;
+  }
   std::string TypeName() const override { return cls_->name(); }
   std::string Repr() const override;
   std::string Str() const override;
@@ -67,6 +75,7 @@ class ExceptionObj : public Object {
   std::shared_ptr<ExceptionClassObj> cls_;
   std::vector<Value> args_;
   std::map<std::string, Value> attrs_;
+  std::optional<std::string> message_;  // FromMessage
 };
 
 // The builtin exception classes (the hierarchy errors.cc knows), added to `builtins`.

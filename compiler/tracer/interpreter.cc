@@ -36,7 +36,7 @@ std::shared_ptr<ExceptionObj> Interpreter::ExceptionFor(const Status& status) {
     auto base = exception != nullptr ? exception->object_as<ExceptionClassObj>() : nullptr;
     type = std::make_shared<ExceptionClassObj>(cls, base, nullptr, /*builtin=*/true);
   }
-  return std::make_shared<ExceptionObj>(type, std::vector<Value>{Value::Str(std::string(status.message()))});
+  return ExceptionObj::FromMessage(type, std::string(status.message()));
 }
 
 Interpreter::Interpreter(std::shared_ptr<Namespace> globals, std::shared_ptr<Namespace> builtins,

@@ -253,6 +253,8 @@ StatusOr<Value> NameScope(Interpreter&, CallArgs& call) {
 
 void AddMiscFunctions(Namespace& tf, Namespace& strings, Namespace& random) {
   tf.Set("name_scope", Fn("name_scope", NameScope));
+  strings.Set("join", Fn("join", StringsJoin));
+  strings.Set("length", Fn("length", StringsLength));
   // tf.random.set_seed(seed): the global seed the stateful generators traced later
   // derive theirs from.
   auto random_ns = std::static_pointer_cast<Namespace>(random.shared_from_this());

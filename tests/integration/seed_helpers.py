@@ -16,8 +16,8 @@ def load(client, source, filename):
 
 
 # Seed 003's first cell (003:30): the assert_raises helper the article's later cells wrap
-# expected errors in. It is built on try/except/raise and contextlib, outside graphd's
-# subset (test_003_l030 checks that it is rejected); the scripts below start with the
+# expected errors in. It is a generator-based context manager (contextlib), outside
+# graphd's subset (test_003_l030 checks that it is rejected); the scripts below start with the
 # rest of that cell, PREAMBLE_003, and the errors are checked through the client.
 ASSERT_RAISES = '''from __future__ import absolute_import, division, print_function, unicode_literals
 

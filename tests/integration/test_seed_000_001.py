@@ -16,7 +16,7 @@ whether the functions or the script around them went wrong.
 graphd runs the Python subset and the `tf` API of the tracker's issue 3. Parts of the
 articles outside it are left out where they occur, each with a one-line reason, and the
 part of the example that is in scope is still checked:
-- try/except/raise statements and contextlib (seed 003's assert_raises helper): the
+- generator-based context managers (contextlib; seed 003's assert_raises helper): the
   errors the article catches with it are checked through the client instead
   (pytest.raises with the error class and, where known, the message);
 - TensorFlow 1 graphs and sessions in source (tf.Graph, tf.Session, tf.placeholder):

@@ -14,16 +14,17 @@ from seed_helpers import ASSERT_RAISES, PREAMBLE_003, S, load
 # one namespace; each test here loads the cells an example needs.
 # =====================================================================================
 
-# seed 003, line 30: the assert_raises helper. Out of scope: it is built on try/except/
-# raise and contextlib, which graphd's subset (issue 3) rejects with a located error
-# naming the construct; that rejection is what is checked here. The errors the article
+# seed 003, line 30: the assert_raises helper. Out of scope: it is a generator-based
+# context manager (contextlib.contextmanager, `yield`), which graphd's subset rejects
+# with a located error naming the construct; that rejection is what is checked here. The errors the article
 # catches with the helper are checked through the client in the tests below.
 def test_003_l030_assert_raises_helper(client):
     with pytest.raises(NotImplementedError) as info:
         load(client, ASSERT_RAISES, "seed003_l030.py")
     message = str(info.value)
-    assert "'try' statements are not supported" in message, message
-    assert 'File "seed003_l030.py", line 10' in message and "    try:" in message, message
+    # try/except runs while tracing; a generator (contextlib.contextmanager) does not.
+    assert "'yield' expressions are not supported" in message, message
+    assert 'File "seed003_l030.py", line 11' in message and "    yield" in message, message
     # The rest of the cell (the __future__ import and tensorflow) loads.
     load(client, PREAMBLE_003, "seed003_l030b.py")
 
@@ -177,8 +178,8 @@ print(double_strings(a=tf.constant("b")))
 print("Using a concrete trace with incompatible types will throw an error")
 '''
 # The article's last two lines, `with assert_raises(tf.errors.InvalidArgumentError):
-#   double_strings(tf.constant(1))`: try/except is outside graphd's subset, so the call is
-# made bare at the end of the script and the error checked on the client.
+#   double_strings(tf.constant(1))`: the assert_raises helper is outside graphd's subset, so
+# the call is made bare at the end of the script and the error checked on the client.
 CONCRETE_003_ERROR = "double_strings(tf.constant(1))\n"
 
 
@@ -223,7 +224,7 @@ NEXT_COLLATZ_003_SCRIPT = PREAMBLE_003 + NEXT_COLLATZ_003 + '''
 print(next_collatz(tf.constant([1, 2])))
 '''
 # The article's `with assert_raises(ValueError): next_collatz(tf.constant([[1, 2], [3, 4]]))`
-# (try/except is outside graphd's subset): the call is made bare at the end of the script
+# (the assert_raises helper is outside graphd's subset): the call is made bare at the end of the script
 # and the ValueError checked on the client.
 NEXT_COLLATZ_003_ERROR = '''# We specified a 1-D tensor in the input signature, so this should fail.
 next_collatz(tf.constant([[1, 2], [3, 4]]))
@@ -466,7 +467,7 @@ def test_003_l339_variable_created_every_call_is_an_error(client):
         mod.f(1.0)
     assert "tf.function-decorated function tried to create variables on non-first call." in str(info.value)
 
-    # The script: `with assert_raises(ValueError): f(1.0)` (try/except is outside graphd's
+    # The script: `with assert_raises(ValueError): f(1.0)` (the assert_raises helper is outside graphd's
     # subset): f(1.0) is called bare at module level and the error checked on the client.
     with pytest.raises(ValueError) as info:
         load(client, PREAMBLE_003 + VAR_EVERY_CALL_003 + "\nf(1.0)\n", "seed003_l339b.py")

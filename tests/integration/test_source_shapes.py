@@ -118,7 +118,7 @@ def test_shape_changing_loop_without_invariant_is_a_value_error(target):
         assert "'x' has shape (0,) before the loop, but shape (1,) after one iteration" in str(info.value)
         with pytest.raises(ValueError) as info:
             mod.invariant_too_narrow(np.int32(3))
-        assert "not compatible with its shape invariant (None, 4)" in str(info.value)
+        assert "which does not conform with the shape invariant (None, 4)" in str(info.value)
         with pytest.raises(ValueError) as info:
             mod.invariant_not_a_loop_variable(np.int32(3))
         assert "not the value of a loop variable" in str(info.value)
