@@ -5,10 +5,20 @@
 namespace graphd::compiler::tracer {
 namespace {
 
-// The bases of Python's builtin exception classes graphd raises or lets users catch
-// (and of TensorFlow's OperatorNotAllowedInGraphError, see staging_runtime.cc).
+// Each class's base(s), by name, classes after their bases.
 const std::multimap<std::string, std::string, std::less<>>& Bases() {
-  static const auto* bases = new std::multimap<std::string, std::string, std::less<>>{
+  static const auto* bases = [] {
+    auto* m = new std::multimap<std::string, std::string, std::less<>>;
+    for (const auto& [cls, base] : PyExceptionBases()) m->emplace(cls, base);
+    return m;
+  }();
+  return *bases;
+}
+
+}  // namespace
+
+const std::vector<std::pair<std::string, std::string>>& PyExceptionBases() {
+  static const auto* bases = new std::vector<std::pair<std::string, std::string>>{
       {"Exception", "BaseException"},
       {"ArithmeticError", "Exception"},
       {"ZeroDivisionError", "ArithmeticError"},
@@ -32,13 +42,13 @@ const std::multimap<std::string, std::string, std::less<>>& Bases() {
       {"SyntaxError", "Exception"},
       {"IndentationError", "SyntaxError"},
       {"TabError", "IndentationError"},
+      // TensorFlow's error for a tensor used as a Python bool, also raised where
+      // TensorFlow raises NotImplementedError (see staging_runtime.cc): both.
       {"OperatorNotAllowedInGraphError", "TypeError"},
       {"OperatorNotAllowedInGraphError", "NotImplementedError"},
   };
   return *bases;
 }
-
-}  // namespace
 
 Status PyError(absl::string_view cls, absl::string_view message) {
   absl::StatusCode code = absl::StatusCode::kInvalidArgument;

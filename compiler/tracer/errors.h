@@ -5,6 +5,8 @@
 #define GRAPHD_COMPILER_TRACER_ERRORS_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "core/status.h"
 
@@ -17,6 +19,11 @@ Status PyError(absl::string_view cls, absl::string_view message);
 
 // True when `status` carries a Python exception of class `cls` or a subclass of it.
 bool IsPyError(const Status& status, absl::string_view cls);
+
+// The builtin exception classes graphd raises or lets user code catch, as (class,
+// base) pairs, every class after its base (BaseException has none); a class with two
+// bases has two pairs.
+const std::vector<std::pair<std::string, std::string>>& PyExceptionBases();
 
 // Python's issubclass for the builtin exception classes (by name; unknown classes
 // are subclasses of themselves only).

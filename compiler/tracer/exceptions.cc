@@ -5,35 +5,6 @@
 #include "compiler/tracer/repr.h"
 
 namespace graphd::compiler::tracer {
-namespace {
-
-// The builtin classes, each after its base (the tree errors.cc's PyClassIsA knows).
-constexpr std::pair<const char*, const char*> kBuiltins[] = {
-    {"BaseException", nullptr},
-    {"Exception", "BaseException"},
-    {"ArithmeticError", "Exception"},
-    {"ZeroDivisionError", "ArithmeticError"},
-    {"OverflowError", "ArithmeticError"},
-    {"FloatingPointError", "ArithmeticError"},
-    {"LookupError", "Exception"},
-    {"IndexError", "LookupError"},
-    {"KeyError", "LookupError"},
-    {"NameError", "Exception"},
-    {"UnboundLocalError", "NameError"},
-    {"RuntimeError", "Exception"},
-    {"NotImplementedError", "RuntimeError"},
-    {"RecursionError", "RuntimeError"},
-    {"TypeError", "Exception"},
-    {"ValueError", "Exception"},
-    {"AssertionError", "Exception"},
-    {"AttributeError", "Exception"},
-    {"ImportError", "Exception"},
-    {"ModuleNotFoundError", "ImportError"},
-    {"StopIteration", "Exception"},
-    {"SyntaxError", "Exception"},
-};
-
-}  // namespace
 
 StatusOr<Value> ExceptionClassObj::Call(Interpreter& interp, CallArgs& args) {
   if (!args.kwargs.empty() && Lookup("__init__") == nullptr) {
@@ -115,9 +86,12 @@ Status ExceptionObj::ToStatus() const {
 }
 
 void AddExceptionClasses(Namespace& builtins) {
-  for (const auto& [name, base] : kBuiltins) {
-    std::shared_ptr<ExceptionClassObj> base_cls;
-    if (base != nullptr) base_cls = builtins.Find(base)->object_as<ExceptionClassObj>();
+  builtins.Set("BaseException",
+               Value::Obj(std::make_shared<ExceptionClassObj>("BaseException", nullptr, nullptr, /*builtin=*/true)));
+  for (const auto& [name, base] : PyExceptionBases()) {
+    // One base each here (the first); issubclass asks errors.cc, which knows all.
+    if (builtins.Find(name) != nullptr) continue;
+    auto base_cls = builtins.Find(base)->object_as<ExceptionClassObj>();
     builtins.Set(name, Value::Obj(std::make_shared<ExceptionClassObj>(name, base_cls, nullptr, /*builtin=*/true)));
   }
 }

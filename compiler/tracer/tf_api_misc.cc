@@ -266,16 +266,15 @@ void AddMiscFunctions(Namespace& tf, Namespace& strings, Namespace& random) {
     if (auto r = weak_random.lock()) r->Set("_global_seed", a.args[0]);
     return Value::None();
   }));
-  random.Set("uniform", Fn("uniform", [weak_random](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
-    auto r = weak_random.lock();
-    if (r == nullptr) return PyError("RuntimeError", "tf.random is gone");
-    return StatefulUniform(in, a, *r);
-  }));
-  random.Set("normal", Fn("normal", [weak_random](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
-    auto r = weak_random.lock();
-    if (r == nullptr) return PyError("RuntimeError", "tf.random is gone");
-    return StatefulNormal(in, a, *r);
-  }));
+  using Generator = StatusOr<Value> (*)(Interpreter&, CallArgs&, const Namespace&);
+  for (auto [name, generator] : {std::pair<const char*, Generator>{"uniform", StatefulUniform},
+                                 std::pair<const char*, Generator>{"normal", StatefulNormal}}) {
+    random.Set(name, Fn(name, [weak_random, generator](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+      auto r = weak_random.lock();
+      if (r == nullptr) return PyError("RuntimeError", "tf.random is gone");
+      return generator(in, a, *r);
+    }));
+  }
   for (const char* name : {"truncated_normal", "shuffle", "categorical", "poisson", "gamma"}) {
     std::string n = name;
     random.Set(n, Fn(n, [n](Interpreter&, CallArgs&) { return MissingRandom(n); }));
