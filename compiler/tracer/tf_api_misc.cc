@@ -179,27 +179,19 @@ StatusOr<Value> StatelessNormal(Interpreter& in, CallArgs& call) {
   return Normal(in, a, "StatelessRandomNormal", std::move(attrs));
 }
 
-// tf.random.uniform / normal: new numbers on every run (RandomUniform,
+// tf.random.uniform / normal (`normal`): new numbers on every run (RandomUniform,
 // RandomStandardNormal), reproducible for a given global and op seed, not TensorFlow's
 // numbers (its generator's stream is its own).
-StatusOr<Value> StatefulUniform(Interpreter& in, CallArgs& call, const Namespace& random) {
-  Args a("uniform", call, {"shape", "minval", "maxval", "dtype", "seed", "name"});
+StatusOr<Value> Stateful(Interpreter& in, CallArgs& call, const Namespace& random, bool normal) {
+  Args a(normal ? "normal" : "uniform", call,
+         {"shape", normal ? "mean" : "minval", normal ? "stddev" : "maxval", "dtype", "seed", "name"});
   RETURN_IF_ERROR(a.Check());
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
   AttrMap attrs;
   RETURN_IF_ERROR(ShapeAttr(a, attrs));
   RETURN_IF_ERROR(StatefulSeedAttr(a, *t, random, attrs));
+  if (normal) return Normal(in, a, "RandomStandardNormal", std::move(attrs));
   return Uniform(in, a, "RandomUniform", std::move(attrs));
-}
-
-StatusOr<Value> StatefulNormal(Interpreter& in, CallArgs& call, const Namespace& random) {
-  Args a("normal", call, {"shape", "mean", "stddev", "dtype", "seed", "name"});
-  RETURN_IF_ERROR(a.Check());
-  ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
-  AttrMap attrs;
-  RETURN_IF_ERROR(ShapeAttr(a, attrs));
-  RETURN_IF_ERROR(StatefulSeedAttr(a, *t, random, attrs));
-  return Normal(in, a, "RandomStandardNormal", std::move(attrs));
 }
 
 // Generators graphd does not have say which ones to use.
@@ -266,13 +258,12 @@ void AddMiscFunctions(Namespace& tf, Namespace& strings, Namespace& random) {
     if (auto r = weak_random.lock()) r->Set("_global_seed", a.args[0]);
     return Value::None();
   }));
-  using Generator = StatusOr<Value> (*)(Interpreter&, CallArgs&, const Namespace&);
-  for (auto [name, generator] : {std::pair<const char*, Generator>{"uniform", StatefulUniform},
-                                 std::pair<const char*, Generator>{"normal", StatefulNormal}}) {
-    random.Set(name, Fn(name, [weak_random, generator](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+  for (bool normal : {false, true}) {
+    const char* name = normal ? "normal" : "uniform";
+    random.Set(name, Fn(name, [weak_random, normal](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
       auto r = weak_random.lock();
       if (r == nullptr) return PyError("RuntimeError", "tf.random is gone");
-      return generator(in, a, *r);
+      return Stateful(in, a, *r, normal);
     }));
   }
   for (const char* name : {"truncated_normal", "shuffle", "categorical", "poisson", "gamma"}) {
