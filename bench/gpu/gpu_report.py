@@ -7,7 +7,7 @@ import csv
 import json
 
 COLUMNS = ["model", "batch", "graphd_e2e_ms", "graphd_execute_ms", "graphd_server_total_ms", "torch_e2e_ms",
-           "torch_compute_ms", "ratio", "target_met", "outputs_agree", "graphd_checksum", "torch_checksum"]
+           "torch_compute_ms", "torch_compile_e2e_ms", "ratio", "target_met", "outputs_agree", "graphd_checksum", "torch_checksum"]
 
 
 def parse_json_lines(text):
@@ -36,7 +36,7 @@ def checksums_agree(a, b, batch):
     return abs(a - b) <= 1e-3 * scale * (1 + batch)
 
 
-def build_table(cases, graphd_rows, torch_rows):
+def build_table(cases, graphd_rows, torch_rows, compile_rows=()):
     """One dict per (model, batch) in `cases` (COLUMNS as keys; None where a figure is missing).
 
     graphd_rows: model_bench's case objects ("median_us", "execute_us", "server_total_us",
@@ -47,7 +47,7 @@ def build_table(cases, graphd_rows, torch_rows):
     def by_case(rows):
         return {(r.get("model"), r.get("batch")): r for r in rows if "model" in r}
 
-    g_all, t_all = by_case(graphd_rows), by_case(torch_rows)
+    g_all, t_all, c_all = by_case(graphd_rows), by_case(torch_rows), by_case(compile_rows)
     table = []
     for model, batch in cases:
         g, t = g_all.get((model, batch), {}), t_all.get((model, batch), {})
@@ -56,7 +56,8 @@ def build_table(cases, graphd_rows, torch_rows):
         table.append({
             "model": model, "batch": batch, "graphd_e2e_ms": g_e2e, "graphd_execute_ms": _ms(g, "execute_us"),
             "graphd_server_total_ms": _ms(g, "server_total_us"), "torch_e2e_ms": t_e2e,
-            "torch_compute_ms": _ms(t, "compute_us"), "ratio": ratio,
+            "torch_compute_ms": _ms(t, "compute_us"),
+            "torch_compile_e2e_ms": _ms(c_all.get((model, batch), {}), "median_us"), "ratio": ratio,
             "target_met": None if ratio is None else ratio <= 1.0,
             "outputs_agree": checksums_agree(g.get("checksum"), t.get("checksum"), batch),
             "graphd_checksum": g.get("checksum"), "torch_checksum": t.get("checksum"),
@@ -90,12 +91,13 @@ def render_markdown(table, meta, errors):
     if meta.get("echo_p50_ms") is not None:
         lines.append("gRPC echo p50 in the same server: %.3f ms." % meta["echo_p50_ms"])
     lines += ["", "| model | batch | graphd e2e p50 ms | graphd execute ms | torch eager p50 ms | "
-              "torch compute ms | ratio (e2e / torch) | target <= 1.0 | outputs agree |",
-              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
+              "torch compute ms | torch.compile p50 ms | ratio (e2e / torch) | target <= 1.0 | outputs agree |",
+              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |"]
     for r in table:
-        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["model"], r["batch"], _fmt(r["graphd_e2e_ms"]), _fmt(r["graphd_execute_ms"]),
-            _fmt(r["torch_e2e_ms"]), _fmt(r["torch_compute_ms"]), _fmt(r["ratio"], ".2f"),
+            _fmt(r["torch_e2e_ms"]), _fmt(r["torch_compute_ms"]), _fmt(r.get("torch_compile_e2e_ms")),
+            _fmt(r["ratio"], ".2f"),
             {True: "met", False: "missed", None: "n/a"}[r["target_met"]], _fmt(r["outputs_agree"])))
     lines.append("")
     if errors:

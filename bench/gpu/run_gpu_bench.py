@@ -43,7 +43,7 @@ class Runner:
 
     def __init__(self, args, cases):
         self.args, self.cases = args, cases
-        self.errors, self.graphd_rows, self.torch_rows, self.raw = [], [], [], []
+        self.errors, self.graphd_rows, self.torch_rows, self.compile_rows = [], [], [], []
         self.meta = {"title": "graphd vs PyTorch eager, %s (issue 6)" % ("GPU" if args.device == "gpu" else "CPU smoke"),
                      "when": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                      "settings": []}
@@ -89,14 +89,15 @@ class Runner:
         return stdout
 
     def write_report(self):
-        table = gpu_report.build_table(self.cases, self.graphd_rows, self.torch_rows)
+        table = gpu_report.build_table(self.cases, self.graphd_rows, self.torch_rows, self.compile_rows)
         out = self.args.out
         with open(os.path.join(out, "gpu_bench.md"), "w") as f:
             f.write(gpu_report.render_markdown(table, self.meta, self.errors))
         gpu_report.write_csv(table, os.path.join(out, "gpu_bench.csv"))
         with open(os.path.join(out, "gpu_bench.json"), "w") as f:
             json.dump({"meta": self.meta, "errors": self.errors, "graphd": self.graphd_rows,
-                       "torch": self.torch_rows, "table": table}, f, indent=1)
+                       "torch": self.torch_rows,
+                       "torch_compile": self.compile_rows, "table": table}, f, indent=1)
         return table
 
 
@@ -144,6 +145,8 @@ def parse_args(argv):
     ap.add_argument("--max-iters", type=int, default=2000)
     ap.add_argument("--python", default=sys.executable, help="python with torch + torchvision (export, torch eager)")
     ap.add_argument("--server-arg", action="append", default=[], help="passed on to graphd (repeatable)")
+    ap.add_argument("--torch-compile", action="store_true",
+                    help="also time torch.compile (default mode) per case, after everything else")
     ap.add_argument("--step-timeout-s", type=float, default=240, help="limit of each step")
     ap.add_argument("--total-s", type=float, default=540, help="no step starts or runs past this (the device's "
                     "10-minute command limit)")
@@ -301,6 +304,15 @@ def main(argv=None):
             r.meta["torch"] = "torch %s" % x.get("torch", "") + (
                 " (CUDA %s, cuDNN %s) on %s" % (x.get("cuda"), x.get("cudnn"), x.get("gpu")) if "gpu" in x else "")
         r.write_report()
+
+    if args.torch_compile:
+        for model, batch in cases:
+            case = "%s:%d" % (model, batch)
+            cmd = [args.python, os.path.join(REPO, "bench", "models", "torch_bench.py"), "--device", torch_device,
+                   "--case", case, "--compile"] + timing
+            r.compile_rows += [x for x in gpu_report.parse_json_lines(r.run("torch.compile " + case, cmd,
+                                                                            args.step_timeout_s)) if "model" in x]
+            r.write_report()
 
     table = r.write_report()
     with open(os.path.join(args.out, "gpu_bench.md")) as f:

@@ -13,7 +13,10 @@ input is copied to the GPU, the forward pass runs and the output is copied back 
 the host, between two torch.cuda.synchronize(). After the end-to-end loop the forward
 pass alone on a GPU-resident input is timed too (compute_us).
 
-Prints one JSON object per case: {"model", "batch", "device", "median_us", "mean_us",
+--compile: torch.compile(model, dynamic=False) in place of eager (row "mode": "compile",
+"compile_s": the first call's seconds).
+
+Prints one JSON object per case: {"model", "batch", "device", "mode", "median_us", "mean_us",
 "p90_us", "iters", "checksum", "torch"} and, on cuda, "compute_us", "gpu", "cuda",
 "cudnn". The input is the benchmark's fixed pattern (element i = ((i * 7919) % 1000)
 / 500 - 1), as in bench/model_bench.cc.
@@ -110,6 +113,9 @@ def main():
     ap.add_argument("--min-iters", type=int, default=3)
     ap.add_argument("--max-iters", type=int, default=2000)
     ap.add_argument("--warmup", type=int, default=2, help="untimed calls first (at least 5 on cuda)")
+    ap.add_argument("--compile", action="store_true",
+                    help="time torch.compile(model) (default mode, static shapes) instead of eager; "
+                         "the compilation happens in the untimed first call and is reported as compile_s")
     args = ap.parse_args()
     cases = [parse_case(c) for c in args.case]
     if not cases:
@@ -125,10 +131,17 @@ def main():
         for name, batch in cases:
             if name not in models:
                 model, shape = export_models.build(name)
-                models[name] = (model.to(args.device), shape)
+                model = model.to(args.device)
+                if args.compile:
+                    model = torch.compile(model, dynamic=False)
+                models[name] = (model, shape)
             model, shape = models[name]
             x = bench_input((batch,) + tuple(shape))
-            row = {"model": name, "batch": batch, "device": args.device}
+            row = {"model": name, "batch": batch, "device": args.device, "mode": "compile" if args.compile else "eager"}
+            t0 = time.perf_counter()
+            if args.compile:  # compiles for this shape (one process per case keeps shapes static)
+                model(x.to(args.device))
+                row["compile_s"] = round(time.perf_counter() - t0, 1)
             row.update(run_case(model, x, args.device, args))
             row.update(info)
             print(json.dumps(row), flush=True)

@@ -63,9 +63,9 @@ def test_markdown_and_csv(tmp_path):
     assert lines[0] == "### T"
     assert "Device: NVIDIA X, driver 1, 80 GiB." in lines
     assert "gRPC echo p50 in the same server: 0.150 ms." in lines
-    assert "| resnet18 | 1 | 2.000 | 1.500 | 2.500 | 1.200 | 0.80 | met | yes |" in lines
-    assert "| resnet18 | 64 | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" in lines
-    assert "| resnet50 | 64 | 90.000 | 80.000 | 60.000 | 40.000 | 1.50 | missed | NO |" in lines
+    assert "| resnet18 | 1 | 2.000 | 1.500 | 2.500 | 1.200 | n/a | 0.80 | met | yes |" in lines
+    assert "| resnet18 | 64 | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" in lines
+    assert "| resnet50 | 64 | 90.000 | 80.000 | 60.000 | 40.000 | n/a | 1.50 | missed | NO |" in lines
     assert "- graphd resnet18:64: exit 1: boom more" in lines
     header = [l for l in lines if l.startswith("| model")][0]
     assert header.count("|") == lines[lines.index(header) + 1].count("|")
@@ -116,9 +116,9 @@ def test_cpu_smoke_run_end_to_end(tmp_path, graphd_bin):
     row = [l for l in md.splitlines() if l.startswith("| resnet18 | 1 |")]
     assert len(row) == 1, md
     cells = [c.strip() for c in row[0].strip("|").split("|")]
-    assert all(float(c) > 0 for c in cells[2:5] + cells[6:7]), md  # e2e, execute, torch, ratio
-    assert cells[5] == "n/a"  # torch compute: cuda only
-    assert cells[8] == "yes", md  # graphd's and torch's outputs agree
+    assert all(float(c) > 0 for c in cells[2:5] + cells[7:8]), md  # e2e, execute, torch, ratio
+    assert cells[5] == cells[6] == "n/a"  # torch compute: cuda only; torch.compile: not asked for
+    assert cells[9] == "yes", md  # graphd's and torch's outputs agree
     assert "No step failed." in md and "CPU smoke run" in md
     rows = list(csv.DictReader(open(out / "gpu_bench.csv")))
     assert len(rows) == 1 and float(rows[0]["graphd_e2e_ms"]) > 0 and float(rows[0]["torch_e2e_ms"]) > 0
@@ -167,7 +167,7 @@ def test_gpu_mode_without_a_gpu_names_every_failure(tmp_path, graphd_bin):
               "--cases", "mlp:1", "--budget-s", "0.1", "--min-iters", "1"], timeout=300)
     assert p.returncode == 1
     md = (out / "gpu_bench.md").read_text()
-    assert "| mlp | 1 | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" in md
+    assert "| mlp | 1 | n/a | n/a | n/a | n/a | n/a | n/a | n/a | n/a |" in md
     assert "- graphd mlp:1: exit 1: model_bench: CreateSession (device gpu)" in md
     assert "torch.cuda.is_available() is False" in md
 
