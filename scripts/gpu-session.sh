@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Every GPU check of issue 21 in one device call (the device tool's lease is short):
 #
-#   bash scripts/gpu-session.sh [--quick] [--bench-s S] [--cases C] [--compile]
+#   bash scripts/gpu-session.sh [--quick] [--bench-s S] [--bench-total-s S] [--cases C] [--compile]
 #
 # run on the device machine from the repository root with device-bundle/ carried
 # (scripts/device-bundle.sh --tests). Steps, each with its own limit:
@@ -14,11 +14,12 @@
 # Exit status: the number of steps that failed.
 set -uo pipefail
 out=${OUT:-gpu-session-out}
-quick="" bench_s=2 cases="" compile=""
+quick="" bench_s=2 bench_total=300 cases="" compile=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) quick=--quick; shift ;;
     --bench-s) bench_s=$2; shift 2 ;;
+    --bench-total-s) bench_total=$2; shift 2 ;;
     --cases) cases="--cases $2"; shift 2 ;;
     --compile) compile=--torch-compile; shift ;;
     -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -38,8 +39,8 @@ echo "== gpu-verify"
 timeout 240 bash scripts/gpu-verify.sh --out "$out/v" $quick || fails=$((fails + 1))
 echo "== run_gpu_bench"
 # shellcheck disable=SC2086
-timeout 420 python3 bench/gpu/run_gpu_bench.py --bundle device-bundle --out "$out/b" --budget-s "$bench_s" \
-  --total-s 400 $cases $compile | tail -20 || fails=$((fails + 1))
+timeout $((bench_total + 20)) python3 bench/gpu/run_gpu_bench.py --bundle device-bundle --out "$out/b" --budget-s "$bench_s" \
+  --total-s "$bench_total" $cases $compile | tail -20 || fails=$((fails + 1))
 echo "== placement"
 PYTHONPATH=clients/python timeout 120 python3 bench/gpu/placement_report.py --graphd device-bundle/bin/graphd \
   --models /tmp/graphd_gpu_bench/models --out "$out/b" || fails=$((fails + 1))
