@@ -36,8 +36,9 @@ def free_port():
 def start(binary, log_path):
     target = "127.0.0.1:%d" % free_port()
     log = open(log_path, "ab")
-    proc = subprocess.Popen([binary, "--listen", target, "--log-level", "info"], stdout=log,
-                            stderr=subprocess.STDOUT, start_new_session=True)
+    # ResNet-50 is ~100 MB as ONNX and as the GraphDef DescribeFunction returns.
+    proc = subprocess.Popen([binary, "--listen", target, "--log-level", "info", "--max-message-bytes", str(1 << 30)],
+                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if proc.poll() is not None:

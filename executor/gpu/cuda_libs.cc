@@ -54,6 +54,15 @@ class Loader {
     }
   }
 
+  // Like Get, but a missing symbol leaves `fn` nullptr and is no error.
+  template <typename F>
+  void GetOptional(F& fn, const char* symbol) {
+    fn = nullptr;
+    if (!status_.ok()) return;
+    dlerror();
+    fn = reinterpret_cast<F>(dlsym(handle_, symbol));
+  }
+
   const Status& status() const { return status_; }
 
  private:
@@ -100,6 +109,7 @@ StatusOr<CudnnApi> LoadCudnnFrom(const char* library) {
   GRAPHD_LOAD(l, t, SetConvolutionMathType, cudnnSetConvolutionMathType);
   GRAPHD_LOAD(l, t, DestroyConvolutionDescriptor, cudnnDestroyConvolutionDescriptor);
   GRAPHD_LOAD(l, t, GetConvolutionForwardAlgorithm_v7, cudnnGetConvolutionForwardAlgorithm_v7);
+  l.GetOptional(t.FindConvolutionForwardAlgorithm, "cudnnFindConvolutionForwardAlgorithm");
   GRAPHD_LOAD(l, t, GetConvolutionForwardWorkspaceSize, cudnnGetConvolutionForwardWorkspaceSize);
   GRAPHD_LOAD(l, t, ConvolutionForward, cudnnConvolutionForward);
   GRAPHD_LOAD(l, t, CreatePoolingDescriptor, cudnnCreatePoolingDescriptor);

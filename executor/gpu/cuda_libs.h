@@ -45,6 +45,8 @@ struct CudnnApi {
   decltype(&cudnnSetConvolutionMathType) SetConvolutionMathType;
   decltype(&cudnnDestroyConvolutionDescriptor) DestroyConvolutionDescriptor;
   decltype(&cudnnGetConvolutionForwardAlgorithm_v7) GetConvolutionForwardAlgorithm_v7;
+  // Optional (nullptr when the library lacks it): the measured choice of an algorithm.
+  decltype(&cudnnFindConvolutionForwardAlgorithm) FindConvolutionForwardAlgorithm;
   decltype(&cudnnGetConvolutionForwardWorkspaceSize) GetConvolutionForwardWorkspaceSize;
   decltype(&cudnnConvolutionForward) ConvolutionForward;
   decltype(&cudnnCreatePoolingDescriptor) CreatePoolingDescriptor;

@@ -1,6 +1,7 @@
 #include "executor/gpu/cudnn_ops.h"
 
 #include <climits>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "core/logging.h"
@@ -100,6 +101,68 @@ struct CudnnConv::Plan {
   bool empty = false;  // no cuDNN call: the output is empty or all zeros
 };
 
+namespace {
+
+// The fastest plain-FMA algorithm (no TF32 tensor cores) within the workspace cap
+// among `perf` (sorted fastest first, as cuDNN returns them), if any.
+std::optional<cudnnConvolutionFwdAlgo_t> FirstFmaAlgorithm(const cudnnConvolutionFwdAlgoPerf_t* perf, int n) {
+  for (int i = 0; i < n; ++i) {
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH &&
+        perf[i].memory <= kMaxWorkspace) {
+      return perf[i].algo;
+    }
+  }
+  return std::nullopt;
+}
+
+// Measured choices per (GPU, problem), shared by every node and session of the process.
+struct AlgorithmCache {
+  std::mutex mu;
+  absl::flat_hash_map<std::vector<int64_t>, cudnnConvolutionFwdAlgo_t> chosen;
+  static AlgorithmCache& Get() {
+    static AlgorithmCache* cache = new AlgorithmCache;  // leaked: used until exit
+    return *cache;
+  }
+};
+
+}  // namespace
+
+StatusOr<cudnnConvolutionFwdAlgo_t> CudnnConv::ChooseAlgorithm(const CudnnApi& api, cudnnHandle_t handle,
+                                                               const Plan& plan, std::vector<int64_t> key) {
+  key.push_back(runtime_->ordinal());
+  AlgorithmCache& cache = AlgorithmCache::Get();
+  {
+    std::lock_guard<std::mutex> lock(cache.mu);
+    if (auto it = cache.chosen.find(key); it != cache.chosen.end()) return it->second;
+  }
+  cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+  int returned = 0;
+  std::optional<cudnnConvolutionFwdAlgo_t> algo;
+  if (api.FindConvolutionForwardAlgorithm != nullptr) {
+    // Runs each algorithm once on scratch memory cuDNN allocates (and frees) itself.
+    const cudnnStatus_t found =
+        api.FindConvolutionForwardAlgorithm(handle, plan.x.handle, plan.w.handle, plan.conv.handle, plan.y.handle,
+                                            CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf);
+    if (found == CUDNN_STATUS_SUCCESS) {
+      algo = FirstFmaAlgorithm(perf, returned);
+    } else {
+      cudaGetLastError();  // a failed measurement falls back to the heuristics
+      GRAPHD_LOG_WARN("convolution '{}': cudnnFindConvolutionForwardAlgorithm failed ({}); using heuristics", name_,
+                      api.GetErrorString(found));
+    }
+  }
+  if (!algo.has_value()) {
+    RETURN_IF_ERROR(CudnnCall(
+        api,
+        api.GetConvolutionForwardAlgorithm_v7(handle, plan.x.handle, plan.w.handle, plan.conv.handle, plan.y.handle,
+                                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
+        "cudnnGetConvolutionForwardAlgorithm_v7"));
+    algo = FirstFmaAlgorithm(perf, returned).value_or(CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM);
+  }
+  std::lock_guard<std::mutex> lock(cache.mu);
+  return cache.chosen.try_emplace(std::move(key), *algo).first->second;
+}
+
 CudnnConv::CudnnConv(std::shared_ptr<GpuRuntime> runtime, std::string name)
     : runtime_(std::move(runtime)), name_(std::move(name)) {}
 
@@ -155,24 +218,9 @@ StatusOr<std::shared_ptr<const CudnnConv::Plan>> CudnnConv::PlanFor(const ops::W
     RETURN_IF_ERROR(
         CudnnCall(api, api.SetConvolutionMathType(plan->conv.handle, CUDNN_FMA_MATH), "cudnnSetConvolutionMathType"));
     ASSIGN_OR_RETURN(cudnnHandle_t handle, runtime_->CudnnHandle());
-    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    int returned = 0;
-    RETURN_IF_ERROR(CudnnCall(
-        api,
-        api.GetConvolutionForwardAlgorithm_v7(handle, plan->x.handle, plan->w.handle, plan->conv.handle, plan->y.handle,
-                                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf),
-        "cudnnGetConvolutionForwardAlgorithm_v7"));
-    // The fastest plain-FMA algorithm (no TF32 tensor cores) within the workspace cap;
-    // implicit GEMM (no workspace) when the heuristics offer none.
-    for (int i = 0; i < returned; ++i) {
-      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].mathType == CUDNN_FMA_MATH &&
-          perf[i].memory <= kMaxWorkspace) {
-        plan->algo = perf[i].algo;
-        break;
-      }
-    }
-    GRAPHD_LOG_DEBUG("convolution '{}' {} * {}: cuDNN forward algorithm {} ({} offered, FMA math only)", name_,
-                     xs.ToString(), fs.ToString(), static_cast<int>(plan->algo), returned);
+    ASSIGN_OR_RETURN(plan->algo, ChooseAlgorithm(api, handle, *plan, key));
+    GRAPHD_LOG_DEBUG("convolution '{}' {} * {}: cuDNN forward algorithm {} (FMA math only)", name_, xs.ToString(),
+                     fs.ToString(), static_cast<int>(plan->algo));
     RETURN_IF_ERROR(
         CudnnCall(api,
                   api.GetConvolutionForwardWorkspaceSize(handle, plan->x.handle, plan->w.handle, plan->conv.handle,

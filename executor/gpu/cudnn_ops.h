@@ -18,9 +18,11 @@
 namespace graphd::executor::gpu {
 
 // One convolution node's cuDNN state: for each (input shape, filter shape, window) seen,
-// descriptors and the forward algorithm, chosen once with
-// cudnnGetConvolutionForwardAlgorithm_v7 among CUDNN_FMA_MATH algorithms (no TF32;
-// implicit GEMM when none is offered). Thread-safe.
+// descriptors and the forward algorithm among CUDNN_FMA_MATH algorithms (no TF32),
+// chosen once per process and problem: measured with cudnnFindConvolutionForwardAlgorithm
+// (as PyTorch's cudnn.benchmark does), else by cudnnGetConvolutionForwardAlgorithm_v7's
+// heuristics when measuring is unavailable or fails; implicit GEMM when neither offers
+// one. Thread-safe.
 class CudnnConv {
  public:
   // `name` names the node in debug logs.
@@ -37,6 +39,9 @@ class CudnnConv {
   struct Plan;
   StatusOr<std::shared_ptr<const Plan>> PlanFor(const ops::WindowNd& window, int64_t group, const Shape& x,
                                                 const Shape& w);
+  // The forward algorithm for `plan`'s descriptors; `key` identifies the problem.
+  StatusOr<cudnnConvolutionFwdAlgo_t> ChooseAlgorithm(const CudnnApi& api, cudnnHandle_t handle, const Plan& plan,
+                                                      std::vector<int64_t> key);
 
   std::shared_ptr<GpuRuntime> runtime_;
   const std::string name_;

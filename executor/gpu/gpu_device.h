@@ -4,9 +4,13 @@
 // No CUDA header is needed to include this. Built from gpu_device.cc when CMake found
 // CUDA, else from gpu_device_none.cc, whose Create fails ("built without CUDA").
 //
-// Streams: each calling thread works on its own stream for this GPU (created on first
-// use, non-blocking), so one run's work (one thread) is ordered and runs on different
-// threads overlap. CopyToHost and Synchronize wait for the calling thread's stream.
+// Streams: each calling thread works on its own stream for this GPU (taken from a
+// process-wide pool or created on first use, non-blocking), so one run's work (one
+// thread) is ordered and runs on different threads overlap. CopyToHost and Synchronize
+// wait for the calling thread's stream. A thread that finished a unit of work (one RPC)
+// hands its stream, with its cuBLAS/cuDNN handles, back to the pool with
+// ReleaseThreadState(), so the number of handle sets (tens of MiB of GPU memory each)
+// is bounded by the most units of work running at once, not by the threads ever used.
 // Lifetime: tensors from Allocate/CopyFromHost keep the device's memory pool alive, so
 // they may outlive the GpuDevice. Thread safety: all methods may be called from many
 // threads.
@@ -47,6 +51,12 @@ class GpuDevice : public Device {
   };
   virtual OwnerReport ReleaseOwner(absl::string_view owner) const = 0;
 };
+
+// Hands the calling thread's streams and library handles (every GPU) back to the pool
+// after waiting for the work it queued on them. Call at the end of a unit of work
+// (not inside a run: the rest of the run would take another stream). A no-op for a
+// thread that never used a GPU, and without CUDA.
+void ReleaseThreadState();
 
 }  // namespace graphd::executor::gpu
 

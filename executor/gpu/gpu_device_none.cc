@@ -11,4 +11,6 @@ StatusOr<std::unique_ptr<GpuDevice>> GpuDevice::Create(int ordinal, const Device
                    "at build time)"));
 }
 
+void ReleaseThreadState() {}
+
 }  // namespace graphd::executor::gpu

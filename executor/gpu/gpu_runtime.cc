@@ -1,5 +1,6 @@
 #include "executor/gpu/gpu_runtime.h"
 
+#include "executor/gpu/gpu_device.h"
 #include "executor/memory_owner.h"
 
 #include <vector>
@@ -56,12 +57,17 @@ struct ThreadState {
   int current = -1;  // the GPU this code last made current on the thread
   absl::flat_hash_map<int, ThreadGpu> gpus;
 
-  ~ThreadState() {
+  ~ThreadState() { Release(); }
+  // Hands every stream (with its handles) to the pool once its work is done; `current`
+  // may change (cudaSetDevice).
+  void Release() {
     for (auto& [ordinal, g] : gpus) {
       if (g.stream == nullptr || cudaSetDevice(ordinal) != cudaSuccess) continue;
+      current = ordinal;
       if (cudaStreamSynchronize(g.stream) != cudaSuccess) continue;  // context gone: drop it
       StreamPool::Get().Put(ordinal, g);
     }
+    gpus.clear();
   }
 };
 
@@ -84,6 +90,8 @@ void ReleaseBlock(void* context, void* data, size_t bytes) {
 }
 
 }  // namespace
+
+void ReleaseThreadState() { Thread().Release(); }
 
 Status CudaCall(cudaError_t err, absl::string_view call) {
   if (err == cudaSuccess) return absl::OkStatus();

@@ -1,5 +1,6 @@
 #include "server/service/pooled_call.h"
 
+#include "executor/gpu/gpu_device.h"
 #include "executor/memory_owner.h"
 
 #include "core/logging.h"
@@ -58,6 +59,8 @@ bool PooledCall::Run(const Work& work) {
   if (status.ok()) {
     executor::ScopedMemoryOwner owner(session_);  // device memory charged to the session
     status = work(*this);
+    // The GPU streams and library handles this thread used go back to the shared pool.
+    executor::gpu::ReleaseThreadState();
   }
   if (quick_us_ > 0 && IsNotQuick(status)) return false;
   if (spdlog::should_log(spdlog::level::debug)) {  // keep formatting off the hot path
