@@ -13,6 +13,8 @@
 #                    graphctl and the C++ benchmark drivers)
 #   --tests          also pack every gtest binary in DIR/bin
 #   --fast           quicker, larger compression (for tests of this script)
+#   --onnx-testdata  also pack Debian's ONNX backend test data and the onnx.proto Python
+#                    modules (onnx-testdata.tar.xz; scripts/gpu-verify.sh unpacks it)
 #
 # On the device:  device-bundle/run PROGRAM [ARGS...]  or  device-bundle/bin/PROGRAM [ARGS...]
 # (bin/ holds one small wrapper per program, for tools that want a path, e.g.
@@ -28,6 +30,7 @@ set -euo pipefail
 build_dir=build
 out=device-bundle
 tests=0
+onnx_testdata=0
 level=-6
 programs=()
 while [ $# -gt 0 ]; do
@@ -37,7 +40,8 @@ while [ $# -gt 0 ]; do
     --program) programs+=("$2"); shift 2 ;;
     --tests) tests=1; shift ;;
     --fast) level=-0; shift ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --onnx-testdata) onnx_testdata=1; shift ;;
+    -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "device-bundle: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -131,6 +135,19 @@ done
 stubs=$(dirname "$0")/../clients/python/graphd/v1
 cp "$stubs"/*_pb2.py "$stubs"/*_pb2_grpc.py "$out/python/" 2>/dev/null || \
   echo "device-bundle: no generated Python stubs in $stubs (build first); bundle has none" >&2
+
+if [ "$onnx_testdata" = 1 ]; then
+  data=/usr/share/libonnx-testdata/data
+  [ -d "$data/node" ] || { echo "device-bundle: no ONNX test data at $data (apt-get install libonnx-testdata)" >&2; exit 1; }
+  onnx_stage=$(mktemp -d)
+  mkdir -p "$onnx_stage/pb2"
+  protoc -I /usr/include/onnx --python_out="$onnx_stage/pb2" /usr/include/onnx/onnx.proto
+  protoc -I "$(dirname "$0")/../tests/integration" --python_out="$onnx_stage/pb2" \
+    "$(dirname "$0")/../tests/integration/onnx_data.proto"
+  cp -r "$data" "$onnx_stage/data"
+  tar -C "$onnx_stage" -cf - data pb2 | xz -T2 "$level" > "$out/onnx-testdata.tar.xz"
+  rm -rf "$onnx_stage"
+fi
 
 size=$(du -cb "$out" | tail -1 | cut -f1)
 echo "device-bundle: wrote $out/: ${#programs[@]} programs, $(ls "$stage/lib" | wc -l) libraries," \

@@ -50,6 +50,12 @@ fi
 
 # The Python client's generated stubs travel in the bundle (they are ignored by git).
 cp "$bundle"/python/*_pb2*.py clients/python/graphd/v1/ 2>/dev/null || echo "gpu-verify: bundle has no Python stubs" >&2
+# The ONNX backend data, where the bundle carries it (device-bundle.sh --onnx-testdata).
+if [ -f "$bundle/onnx-testdata.tar.xz" ]; then
+  mkdir -p /tmp/graphd-onnx-testdata
+  xz -dc "$bundle/onnx-testdata.tar.xz" | tar -C /tmp/graphd-onnx-testdata -xf -
+  export GRAPHD_ONNX_TESTDATA=/tmp/graphd-onnx-testdata/data GRAPHD_ONNX_PB2_DIR=/tmp/graphd-onnx-testdata/pb2
+fi
 tests=(tests/integration/test_gpu_sessions.py)
 if [ "$quick" = 0 ]; then
   tests+=(tests/integration/test_onnx_conformance.py tests/integration/test_seed_*.py)

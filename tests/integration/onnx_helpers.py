@@ -17,7 +17,12 @@ import numpy as np
 
 ONNX_PROTO = "/usr/include/onnx/onnx.proto"
 ONNX_DATA_PROTO = os.path.join(os.path.dirname(os.path.abspath(__file__)), "onnx_data.proto")
-TESTDATA = "/usr/share/libonnx-testdata/data"
+# Debian's libonnx-testdata; GRAPHD_ONNX_TESTDATA points elsewhere (a copy carried to a
+# machine without the package: scripts/device-bundle.sh --onnx-testdata).
+TESTDATA = os.environ.get("GRAPHD_ONNX_TESTDATA") or "/usr/share/libonnx-testdata/data"
+# Where protoc is missing, GRAPHD_ONNX_PB2_DIR holds the modules generated ahead
+# (onnx_pb2.py, onnx_data_pb2.py).
+PB2_DIR = os.environ.get("GRAPHD_ONNX_PB2_DIR")
 # The ONNX backend runner's tolerances.
 RTOL = 1e-3
 ATOL = 1e-7
@@ -28,9 +33,12 @@ _PB2 = {}
 def _generated(proto, module_name):
     """The protoc-generated Python module of ``proto``, generated once per process."""
     if module_name not in _PB2:
-        out = tempfile.mkdtemp(prefix="graphd-onnx-pb2-")
-        subprocess.run(["protoc", "-I", os.path.dirname(proto), "--python_out=" + out, proto], check=True)
         base = os.path.splitext(os.path.basename(proto))[0] + "_pb2.py"
+        if PB2_DIR and os.path.exists(os.path.join(PB2_DIR, base)):
+            out = PB2_DIR
+        else:
+            out = tempfile.mkdtemp(prefix="graphd-onnx-pb2-")
+            subprocess.run(["protoc", "-I", os.path.dirname(proto), "--python_out=" + out, proto], check=True)
         spec = importlib.util.spec_from_file_location(module_name, os.path.join(out, base))
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)
