@@ -22,10 +22,16 @@
 // bench/ort/ort_bench.js and bench/models/torch_bench.py use, so checksums (the sum of
 // the outputs) can be compared.
 //
+// The client process takes the server's malloc setting (server/malloc_tuning.h: no
+// fresh mmap per large block; --client-malloc=default keeps glibc's): gRPC serialises
+// each request into new buffers, and a 38.5 MB one (ResNet batch 64) page-faulted in
+// from a new mapping on every call costs more than sending it.
+//
 // Memory mode starts fresh servers and prints one JSON object with the server's RSS
 // (VmRSS, KiB): idle; after `--idle-sessions` empty sessions; with the model loaded
 // and called once in one session; and in `--copies` sessions.
 #include <grpcpp/grpcpp.h>
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -334,7 +340,14 @@ int main(int argc, char** argv) {
   app.add_option("--server-arg", o.server_args,
                  "An argument for the server (repeatable), e.g. --server-arg=--disable-passes=conv_layout")
       ->allow_extra_args(false);
+  std::string client_malloc = "tuned";
+  app.add_option("--client-malloc", client_malloc, "tuned: large blocks from the heap (as the server); default: glibc's")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"tuned", "default"}));
   CLI11_PARSE(app, argc, argv);
+#if defined(__GLIBC__)
+  if (client_malloc == "tuned" && mallopt(M_MMAP_MAX, 0) != 1) Fail("mallopt(M_MMAP_MAX, 0) failed");
+#endif
   if (o.min_iters < 1 || o.max_iters < o.min_iters) Fail("need 1 <= --min-iters <= --max-iters");
   if (o.memory) {
     RunMemory(o);

@@ -47,8 +47,14 @@ def _generated(proto, module_name):
 
 
 def onnx_pb2():
-    """The onnx.proto module (ModelProto, TensorProto...)."""
-    return _generated(ONNX_PROTO, "graphd_test_onnx_pb2")
+    """The onnx.proto module (ModelProto, TensorProto...): the onnx package's own where it
+    is installed (a second copy of package 'onnx' in one process is a protobuf error
+    once torch.onnx imported it), else generated from Debian's onnx.proto."""
+    try:
+        import onnx.onnx_ml_pb2 as installed
+        return installed
+    except ImportError:
+        return _generated(ONNX_PROTO, "graphd_test_onnx_pb2")
 
 
 def onnx_data_pb2():
