@@ -8,6 +8,7 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/passes/spec_body.h"
 #include "absl/strings/str_join.h"
 #include "compiler/import/graphdef_function.h"
 #include "compiler/tracer/tensor_format.h"
@@ -168,7 +169,11 @@ Status GraphFunctions::Register(const std::string& name, std::shared_ptr<Entry> 
 StatusOr<FunctionRef> GraphFunctions::Build(const Entry& entry, const std::string& name,
                                             const std::vector<PartialShape>& shapes,
                                             const std::vector<Tensor>& values) const {
-  if (entry.graph_def != nullptr) return compiler::BuildGraphDefFunction(*entry.graph_def, shapes);
+  if (entry.graph_def != nullptr) {
+    ASSIGN_OR_RETURN(FunctionRef function, compiler::BuildGraphDefFunction(*entry.graph_def, shapes));
+    if (passes_ == nullptr) return function;
+    return compiler::passes::OptimizeFunction(*function, *passes_);
+  }
   return compiler::onnx_import::BuildOnnxFunction(*entry.model, name, shapes, values, &evaluator_, passes_);
 }
 

@@ -44,7 +44,7 @@ struct GraphCallResult {
 class GraphFunctions {
  public:
   // `device` must outlive this.
-  // `device` and `passes` (the server's graph passes, run on ONNX functions; may be
+  // `device` and `passes` (the server's graph passes, run on ONNX and GraphDef functions; may be
   // null) must outlive this.
   explicit GraphFunctions(const executor::Device& device, const compiler::passes::Pipeline* passes = nullptr)
       : device_(device), passes_(passes), evaluator_(device) {}

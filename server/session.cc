@@ -2,6 +2,7 @@
 
 #include "compiler/import/graphdef_import.h"
 #include "compiler/passes/prune.h"
+#include "compiler/passes/spec_body.h"
 #include "core/output_sink.h"
 #include "executor/runtime/executor.h"
 
@@ -23,7 +24,7 @@ int64_t MicrosSince(Session::Clock::time_point start) {
 
 Session::Session(std::string handle, const executor::Device& device,
                  const compiler::passes::Pipeline* passes)
-    : handle_(std::move(handle)), device_(device), modules_(device, passes), graphs_(device, passes) {
+    : handle_(std::move(handle)), device_(device), passes_(passes), modules_(device, passes), graphs_(device, passes) {
   Touch();
 }
 
@@ -65,6 +66,13 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
   ASSIGN_OR_RETURN(ExecutionSpec spec,
                    compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
   auto compiled = std::make_shared<Compiled>();
+  if (passes_ != nullptr) {
+    // The same passes as every other front end, on a copy of the pruned graph.
+    ASSIGN_OR_RETURN(compiler::passes::SpecBody copy, compiler::passes::BodyFromSpec("run", spec));
+    RETURN_IF_ERROR(passes_->Run(copy.body).status());
+    ASSIGN_OR_RETURN(compiled->function, std::move(copy.body).ToFunction());
+    spec = compiler::passes::SpecWithout(*compiled->function, copy.not_run);
+  }
   ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(spec, device_));
   if (plans_.size() >= kMaxCachedPlans) plans_.clear();
   plans_.emplace(sig, compiled);

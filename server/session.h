@@ -57,8 +57,8 @@ class Session {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `device` and `passes` (run on traced source functions; may be null) must
-  // outlive the session.
+  // `device` and `passes` (the device's pass pipeline, run on every function and
+  // TF1 run signature before it is planned; may be null) must outlive the session.
   Session(std::string handle, const executor::Device& device,
           const compiler::passes::Pipeline* passes = nullptr);
 
@@ -106,6 +106,9 @@ class Session {
 
  private:
   struct Compiled {
+    // With passes: the optimised copy of the pruned graph the plan runs (the plan
+    // points into it); null without passes (the plan runs the session's graph).
+    FunctionRef function;
     std::unique_ptr<const executor::Plan> plan;
     mutable RunCost cost;
   };
@@ -118,6 +121,7 @@ class Session {
 
   const std::string handle_;
   const executor::Device& device_;
+  const compiler::passes::Pipeline* const passes_;
   VariableStore variables_;
   SourceModules modules_;
   GraphFunctions graphs_;

@@ -4,9 +4,11 @@
 // first pass and after each one. Immutable once made; Run is thread-safe when the
 // dump hook is.
 //
-// The default pipeline (what traced functions get) is:
-//   constant_folding  (only with an evaluator)  ->  cse  ->  dce  ->  conv_add_fusion
-//   ->  conv_activation_fusion  ->  conv_layout
+// The default pipeline (what traced, ONNX and GraphDef functions and TF1 run signatures
+// get; passes/spec_body.h adapts the last two) is:
+//   constant_folding  (only with an evaluator)  ->  algebraic_simplification  ->  cse
+//   ->  dce  ->  batchnorm_folding  ->  conv_add_fusion  ->  conv_activation_fusion
+//   ->  matmul_fusion  ->  conv_layout  ->  elementwise_fusion
 #ifndef GRAPHD_COMPILER_PASSES_PIPELINE_H_
 #define GRAPHD_COMPILER_PASSES_PIPELINE_H_
 
@@ -58,7 +60,7 @@ class Pipeline {
   const PipelineOptions options_;
 };
 
-// The names of the default pipeline's passes, in order (constant_folding, cse, dce).
+// The names of the default pipeline's passes, in order (as listed above).
 std::vector<std::string> DefaultPassNames();
 
 // The default pipeline. Without an `evaluator` constant folding is left out (and

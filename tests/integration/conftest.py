@@ -79,7 +79,8 @@ def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3, env=
     for attempt in range(attempts):
         port = _free_port()
         target = "127.0.0.1:%d" % port
-        args = [binary, "--listen", target, "--log-level", "info"] + [str(f) for f in flags]
+        level = [] if "--log-level" in [str(f) for f in flags] else ["--log-level", "info"]
+        args = [binary, "--listen", target] + level + [str(f) for f in flags]
         log_path = os.path.join(str(log_dir), "graphd-%d-%d.log" % (port, attempt))
         with open(log_path, "wb") as log:
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
