@@ -149,43 +149,53 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
 
   CallResult result;
   std::shared_ptr<const Compiled> compiled;
+  const bool reduce = info.reduce_retracing && pinned == nullptr;
+  FunctionState* state;
   {
     absl::MutexLock lock(&mu_);
-    FunctionState& state = module.functions[info.key];
-    auto it = state.by_signature.find(p.signature);
-    if (it != state.by_signature.end()) {
-      compiled = it->second;
-    } else if (auto alias = state.generalized_hits.find(p.signature); alias != state.generalized_hits.end()) {
-      compiled = alias->second;
-    } else if (quick_us > 0) {
-      return NotQuick();  // tracing is never quick
-    } else {
-      const bool reduce = info.reduce_retracing && pinned == nullptr;
-      if (reduce) compiled = FindGeneralized(state, p.trace, p.signature);
-      if (compiled == nullptr) {
-        // reduce_retracing: a shape miss traces the signature generalised against the
-        // last trace, so every later shape of that kind reuses it.
-        compiler::tracer::TraceArgs trace_args = p.trace;
-        std::string key = p.signature;
-        if (reduce && !state.traces.empty()) {
-          if (auto general = compiler::tracer::GeneralizeSignature(state.traces.back(), p.trace)) {
-            trace_args = std::move(*general);
-            key = compiler::tracer::SignatureText(trace_args);
-          }
+    state = &module.functions[info.key];  // std::map: the address stays valid
+    compiled = Lookup(*state, p.signature, p.trace, reduce);
+    result.tracing_count = state->tracing_count;
+  }
+  if (compiled == nullptr) {
+    if (quick_us > 0) return NotQuick();  // tracing is never quick
+    // One trace at a time per module (it runs the module's Python code); the cache
+    // lock is free meanwhile. A call that waited here finds the trace it waited for.
+    absl::MutexLock trace_lock(module.trace_mu.get());
+    compiler::tracer::TraceArgs trace_args = p.trace;
+    std::string key = p.signature;
+    bool first;
+    {
+      absl::MutexLock lock(&mu_);
+      compiled = Lookup(*state, p.signature, p.trace, reduce);
+      // reduce_retracing: a shape miss traces the signature generalised against the
+      // last trace, so every later shape of that kind reuses it.
+      if (compiled == nullptr && reduce && !state->traces.empty()) {
+        if (auto general = compiler::tracer::GeneralizeSignature(state->traces.back(), p.trace)) {
+          trace_args = std::move(*general);
+          key = compiler::tracer::SignatureText(trace_args);
         }
-        auto start = std::chrono::steady_clock::now();
-        ASSIGN_OR_RETURN(auto fresh, Compile(module, fn, state, trace_args, token, &result.stdout_text));
-        state.by_signature.emplace(key, fresh);
-        if (reduce) {
-          state.traces.push_back(trace_args);
-          state.generalized.emplace_back(std::move(trace_args), fresh);
-          if (key != p.signature) state.generalized_hits.emplace(p.signature, fresh);
-        }
-        compiled = fresh;
-        result.compile_us = MicrosSince(start);
       }
+      first = state->tracing_count == 0;
+      result.tracing_count = state->tracing_count;
     }
-    result.tracing_count = state.tracing_count;
+    if (compiled == nullptr) {
+      auto start = std::chrono::steady_clock::now();
+      int traces = 0;
+      auto fresh = Compile(module, fn, first, trace_args, token, &result.stdout_text, &traces);
+      absl::MutexLock lock(&mu_);
+      state->tracing_count += traces;  // a trace that succeeded counts even if planning failed
+      result.tracing_count = state->tracing_count;
+      RETURN_IF_ERROR(fresh.status());
+      state->by_signature.emplace(key, *fresh);
+      if (reduce) {
+        state->traces.push_back(trace_args);
+        state->generalized.emplace_back(std::move(trace_args), *fresh);
+        if (key != p.signature) state->generalized_hits.emplace(p.signature, *fresh);
+      }
+      compiled = *std::move(fresh);
+      result.compile_us = MicrosSince(start);
+    }
   }
   if (trace_only) {
     result.concrete = &compiled->function;
@@ -216,6 +226,15 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   return result;
 }
 
+std::shared_ptr<const SourceModules::Compiled> SourceModules::Lookup(FunctionState& state,
+                                                                    const std::string& signature,
+                                                                    const compiler::tracer::TraceArgs& call,
+                                                                    bool reduce) {
+  if (auto it = state.by_signature.find(signature); it != state.by_signature.end()) return it->second;
+  if (auto it = state.generalized_hits.find(signature); it != state.generalized_hits.end()) return it->second;
+  return reduce ? FindGeneralized(state, call, signature) : nullptr;
+}
+
 std::shared_ptr<const SourceModules::Compiled> SourceModules::FindGeneralized(
     FunctionState& state, const compiler::tracer::TraceArgs& call, const std::string& signature) {
   for (const auto& [args, compiled] : state.generalized) {
@@ -228,11 +247,10 @@ std::shared_ptr<const SourceModules::Compiled> SourceModules::FindGeneralized(
 }
 
 StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(
-    Module& module, const Value& function, FunctionState& state, const compiler::tracer::TraceArgs& args,
-    const CancellationToken& token, std::string* trace_stdout) {
-  const bool first = state.tracing_count == 0;
+    Module& module, const Value& function, bool first, const compiler::tracer::TraceArgs& args,
+    const CancellationToken& token, std::string* trace_stdout, int* traces) {
   ASSIGN_OR_RETURN(compiler::tracer::ConcreteFunction cf, module.runtime->Trace(function, args, &token, first));
-  ++state.tracing_count;
+  ++*traces;
   *trace_stdout += cf.trace_stdout;
   auto compiled = std::make_shared<Compiled>();
   // Variables created by this trace: their initialisers become the init plan.

@@ -69,10 +69,19 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
   Loaded loaded{.functions = module.runtime->FunctionNames(),
                 .stdout_text = module.runtime->load_stdout() + runner.stdout_text,
                 .stderr_text = runner.stderr_text};
+  for (const std::string& name : loaded.functions) {
+    ASSIGN_OR_RETURN(module.by_name[name], module.runtime->FunctionValue(name));
+  }
   absl::MutexLock lock(&mu_);
   loaded.module_id = next_id_++;
   modules_[loaded.module_id] = std::move(module);
   return loaded;
+}
+
+StatusOr<Value> SourceModules::FunctionNamed(Module& module, const std::string& name) {
+  if (auto it = module.by_name.find(name); it != module.by_name.end()) return it->second;
+  absl::MutexLock trace_lock(module.trace_mu.get());
+  return module.runtime->FunctionValue(name);
 }
 
 StatusOr<SourceModules::Module*> SourceModules::Find(int64_t module_id) {
@@ -88,38 +97,43 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
                                          const CancellationToken& token, const std::vector<Value>& concrete,
                                          bool trace_only, int64_t quick_us) {
   Module* module;
-  Value fn;
   {
     absl::MutexLock lock(&mu_);
     ASSIGN_OR_RETURN(module, Find(module_id));
-    ASSIGN_OR_RETURN(fn, module->runtime->FunctionValue(function));
   }
   // Modules are never removed while the session lives, so `module` stays valid.
+  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
   return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only, quick_us);
 }
 
 StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string& function) {
-  absl::MutexLock lock(&mu_);
-  ASSIGN_OR_RETURN(Module * module, Find(module_id));
+  Module* module;
+  {
+    absl::MutexLock lock(&mu_);
+    ASSIGN_OR_RETURN(module, Find(module_id));
+  }
+  absl::MutexLock trace_lock(module->trace_mu.get());
   return module->runtime->ToCode(function);
 }
 
 StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, const std::string& function,
                                                              bool with_graphs) {
-  absl::MutexLock lock(&mu_);
-  if (module_id == 0) {  // the latest module defining `function`
-    for (auto it = modules_.rbegin(); it != modules_.rend(); ++it) {
-      if (it->second.runtime->FunctionValue(function).ok()) {
-        module_id = it->first;
-        break;
+  Module* module = nullptr;
+  {
+    absl::MutexLock lock(&mu_);
+    if (module_id == 0) {  // the latest module defining `function`
+      for (auto it = modules_.rbegin(); it != modules_.rend() && module == nullptr; ++it) {
+        if (it->second.by_name.contains(function)) module = &it->second;
       }
-    }
-    if (module_id == 0) {
-      return errors::NotFound(absl::StrCat("no module loaded in this session defines a function '", function, "'"));
+      if (module == nullptr) {
+        return errors::NotFound(absl::StrCat("no module loaded in this session defines a function '", function, "'"));
+      }
+    } else {
+      ASSIGN_OR_RETURN(module, Find(module_id));
     }
   }
-  ASSIGN_OR_RETURN(Module * module, Find(module_id));
-  ASSIGN_OR_RETURN(Value fn, module->runtime->FunctionValue(function));
+  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
+  absl::MutexLock lock(&mu_);
   Description d;
   auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).key);
   if (it != module->functions.end()) {

@@ -1,7 +1,11 @@
 // A session's loaded source modules and their compiled functions: each (function,
 // input signature) is traced once into a concrete function and planned once; later
 // calls with the same signature only run the plan (the tf.function cache).
-// Thread-safe: tracing is serialised per session; runs of cached plans are not.
+// Thread-safe. Tracing runs the module's Python code, so a module traces one function
+// at a time (its trace lock); the cache's own lock is held only to look up and to
+// insert, never while tracing, so cache hits, runs and other modules' traces go on
+// while a function traces, and calls that miss on the signature being traced wait
+// for that trace instead of tracing it again.
 #ifndef GRAPHD_SERVER_SOURCE_MODULES_H_
 #define GRAPHD_SERVER_SOURCE_MODULES_H_
 
@@ -96,6 +100,11 @@ class SourceModules {
   };
   struct Module {
     std::unique_ptr<compiler::tracer::ModuleRuntime> runtime;
+    // The functions the module defined when it was loaded, by name (looked up without
+    // touching `runtime`, which a trace may be changing).
+    std::map<std::string, Value> by_name;
+    // Held while the module's Python code runs for a trace (and for ToCode).
+    std::unique_ptr<absl::Mutex> trace_mu = std::make_unique<absl::Mutex>();
     // By function identity (FunctionInfo::key): every name bound to a function, and
     // calls from the module's own top-level code, share one cache.
     std::map<const void*, FunctionState> functions;
@@ -109,12 +118,21 @@ class SourceModules {
   // `signature`), or null.
   static std::shared_ptr<const Compiled> FindGeneralized(FunctionState& state, const compiler::tracer::TraceArgs& call,
                                                          const std::string& signature);
+  // The cached concrete function for `signature` (exact, or a generalised trace that
+  // serves it), or null.
+  static std::shared_ptr<const Compiled> Lookup(FunctionState& state, const std::string& signature,
+                                                const compiler::tracer::TraceArgs& call, bool reduce);
   // Traces `function` (twice when its first trace creates variables: the second
-  // trace, where creating variables is an error, is the function).
-  StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const Value& function, FunctionState& state,
+  // trace, where creating variables is an error, is the function). `first`: no trace
+  // of it ran before (variables may be created). Called with the module's trace lock.
+  // `traces` counts the successful traces.
+  StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const Value& function, bool first,
                                               const compiler::tracer::TraceArgs& args, const CancellationToken& token,
-                                              std::string* trace_stdout);
+                                              std::string* trace_stdout, int* traces);
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // `module`'s function `name`: from the names bound at load, else (a name bound by
+  // later tracing) from the runtime under the trace lock.
+  static StatusOr<Value> FunctionNamed(Module& module, const std::string& name);
 
   const executor::Device& device_;
   const compiler::passes::Pipeline* const passes_;
