@@ -31,4 +31,13 @@ const KernelFactory* KernelRegistry::Find(const Node& node, absl::string_view de
   return it == kernels_.end() ? nullptr : &it->second;
 }
 
+std::vector<std::string> KernelRegistry::Ops(absl::string_view device_type) const {
+  std::vector<std::string> ops;
+  for (const auto& [key, factory] : kernels_) {
+    const auto& [op, device, dtype] = key;
+    if (device == device_type && (ops.empty() || ops.back() != op)) ops.push_back(op);
+  }
+  return ops;  // the map is ordered by op first
+}
+
 }  // namespace graphd::executor

@@ -30,6 +30,8 @@ class KernelRegistry {
                 const KernelFactory& factory);
   // nullptr when no kernel fits the node on that device.
   const KernelFactory* Find(const Node& node, absl::string_view device_type) const;
+  // The ops with at least one kernel for `device_type`, sorted.
+  std::vector<std::string> Ops(absl::string_view device_type) const;
   // The dtype a node's kernel is looked up by.
   static DType KeyDType(const Node& node);
 

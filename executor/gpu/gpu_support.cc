@@ -4,13 +4,21 @@
 
 namespace graphd::executor::gpu {
 
-bool GpuKernelClaims(const Node& node) {
+namespace {
+
+const GpuKernelTable& Table() {
   static const GpuKernelTable* const table = [] {
     auto* t = new GpuKernelTable();
     RegisterGpuKernels(*t, nullptr);  // registration only: no runtime, no GPU
     return t;
   }();
-  return GpuSupports(*table, node);
+  return *table;
 }
+
+}  // namespace
+
+bool GpuKernelClaims(const Node& node) { return GpuSupports(Table(), node); }
+
+std::vector<std::string> GpuKernelOps() { return Table().kernels.Ops("GPU"); }
 
 }  // namespace graphd::executor::gpu

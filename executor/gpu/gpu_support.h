@@ -5,12 +5,18 @@
 #ifndef GRAPHD_EXECUTOR_GPU_GPU_SUPPORT_H_
 #define GRAPHD_EXECUTOR_GPU_GPU_SUPPORT_H_
 
+#include <string>
+#include <vector>
+
 #include "core/graph/graph.h"
 
 namespace graphd::executor::gpu {
 
 // GpuDevice::SupportsOp(node) of a CUDA build; always false without CUDA.
 bool GpuKernelClaims(const Node& node);
+// The ops the CUDA device has a kernel for (for some dtypes and attributes), sorted;
+// empty without CUDA.
+std::vector<std::string> GpuKernelOps();
 
 }  // namespace graphd::executor::gpu
 

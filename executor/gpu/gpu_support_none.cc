@@ -5,4 +5,6 @@ namespace graphd::executor::gpu {
 
 bool GpuKernelClaims(const Node&) { return false; }
 
+std::vector<std::string> GpuKernelOps() { return {}; }
+
 }  // namespace graphd::executor::gpu

@@ -25,6 +25,13 @@ v = tf.Variable(1.0)
 def inc(x):
   return v.assign_add(x)
 
+d = tf.Variable(10.0)
+
+@tf.function
+def dec(x):
+  d.assign_sub(x)
+  return d.read_value()
+
 @tf.function
 def creates_every_call(x):
   w = tf.Variable(1.0)
@@ -73,6 +80,11 @@ def test_automatic_control_dependencies(mod):
 def test_module_variable_updated_by_a_function(mod):
     assert float(mod.inc(np.float32(1.0))) == 2.0
     assert float(mod.inc(np.float32(2.0))) == 4.0
+
+
+def test_assign_sub_and_read_value(mod):
+    assert float(mod.dec(np.float32(1.5))) == 8.5
+    assert float(mod.dec(np.float32(0.5))) == 8.0
 
 
 def test_creating_variables_on_every_call_is_a_value_error(mod):

@@ -100,6 +100,40 @@ TEST(SliceTest, BeginAndSize) {
               HasSubstr("begin and size have 1 entries but the input [3,2] has rank 2"));
 }
 
+// ONNX Slice with run-time bounds: negative and clamped bounds, steps, int32 and int64.
+TEST(DynamicSliceTest, RunTimeBoundsStepsAndClamping) {
+  Tensor x = Make<float>(Shape({3, 4}), {0, 1, 2, 3, 10, 11, 12, 13, 20, 21, 22, 23});
+  auto rows = RunOp("DynamicSlice", {x, Make<int64_t>(Shape({1}), {1}), Make<int64_t>(Shape({1}), {100})},
+                    {{"axes", IntList{0}}});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_EQ(rows->shape(), Shape({2, 4}));
+  ExpectClose(*rows, {10, 11, 12, 13, 20, 21, 22, 23});
+  auto back = RunOp("DynamicSlice", {x, Make<int32_t>(Shape({2}), {-1, -1}), Make<int32_t>(Shape({2}), {-4, -5})},
+                    {{"axes", IntList{0, 1}}, {"steps", IntList{-2, -2}}});
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->shape(), Shape({2, 2}));
+  ExpectClose(*back, {23, 21, 3, 1});
+  auto empty = RunOp("DynamicSlice", {x, Make<int64_t>(Shape({1}), {3}), Make<int64_t>(Shape({1}), {1})},
+                     {{"axes", IntList{1}}});
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ(empty->shape(), Shape({3, 0}));
+}
+
+// TensorFlow's Fill with the dims as a run-time vector.
+TEST(DynamicFillTest, DimsAtRunTime) {
+  auto out = RunOp("DynamicFill", {Make<int32_t>(Shape({2}), {2, 3}), Make<float>(Shape({}), {0.5})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->shape(), Shape({2, 3}));
+  ExpectClose(*out, std::vector<double>(6, 0.5));
+  auto ints = RunOp("DynamicFill", {Make<int64_t>(Shape({1}), {4}), Make<int64_t>(Shape({}), {7})});
+  ASSERT_TRUE(ints.ok()) << ints.status();
+  ExpectClose(*ints, {7, 7, 7, 7});
+  auto none = RunOp("DynamicFill", {Make<int32_t>(Shape({2}), {0, 5}), Make<float>(Shape({}), {1})});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->shape(), Shape({0, 5}));
+  EXPECT_FALSE(RunOp("DynamicFill", {Make<int32_t>(Shape({1}), {-1}), Make<float>(Shape({}), {1})}).ok());
+}
+
 TEST(SelectTest, BroadcastsAllThree) {
   std::mt19937 rng(3);
   for (auto [cs, ts, es] : std::vector<std::tuple<Shape, Shape, Shape>>{
