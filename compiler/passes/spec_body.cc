@@ -28,12 +28,12 @@ class Copier {
     for (size_t i = 0; i < spec_.feeds.size(); ++i) {
       const OutputRef& feed = spec_.feeds[i];
       const TensorType& type = feed.node->output(feed.index);
-      ASSIGN_OR_RETURN(const Node* arg,
-                       graph_->AddNode({.name = ArgName(feed),
-                                        .op = "Arg",
-                                        .attrs = {{"index", static_cast<int64_t>(i)},
-                                                  {"dtype", type.dtype},
-                                                  {"shape", type.shape}}}));
+      ASSIGN_OR_RETURN(
+          const Node* arg,
+          graph_->AddNode(
+              {.name = ArgName(feed),
+               .op = "Arg",
+               .attrs = {{"index", static_cast<int64_t>(i)}, {"dtype", type.dtype}, {"shape", type.shape}}}));
       out.body.args.push_back(arg);
       feeds_[feed] = OutputRef{arg, 0};
     }
@@ -81,7 +81,10 @@ class Copier {
   }
 
   Status CopyNode(const Node& node, absl::flat_hash_set<std::string>* not_run) {
-    NodeSpec copy{.name = node.name(), .op = node.op_name(), .attrs = node.attrs(), .device = node.device(),
+    NodeSpec copy{.name = node.name(),
+                  .op = node.op_name(),
+                  .attrs = node.attrs(),
+                  .device = node.device(),
                   .range = node.range()};
     for (int i = 0; i < static_cast<int>(node.inputs().size()); ++i) {
       const OutputRef& in = node.inputs()[i];
