@@ -27,8 +27,9 @@ struct SpecBody {
 // attributes and control inputs; each feed an "Arg" (index = position in spec.feeds,
 // type = the fed output's), named after the fed node when that node is not copied
 // (a fed Placeholder keeps its name in errors); each fetch a result. A fed
-// Placeholder or Arg is not copied; any other node the run includes is, fed or not. Internal when spec is not closed (a
-// node reads a node spec leaves out that is not fed).
+// Placeholder or Arg is not copied; any other node the run includes is, fed or not.
+// Internal when spec is not closed (a node reads a node spec leaves out that is not
+// fed).
 StatusOr<SpecBody> BodyFromSpec(std::string name, const ExecutionSpec& spec);
 
 // What to run of a finished function made from a SpecBody: SpecForFunction without
