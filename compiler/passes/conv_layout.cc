@@ -17,21 +17,6 @@ const IntList kToFirst = {0, 3, 1, 2};  // and back
 // Axis a of [N, C, H, W] is axis kAxisToLast[a] of [N, H, W, C].
 constexpr int64_t kAxisToLast[kRank] = {0, 3, 1, 2};
 
-bool IsElementwise(const std::string& op) {
-  static const auto* ops = new absl::flat_hash_set<std::string>{
-      // unary
-      "Identity", "Relu", "Relu6", "Sigmoid", "Tanh", "Abs", "Ceil", "Cos", "Erf", "Exp", "Floor", "Log", "Neg",
-      "Reciprocal", "Round", "Rsqrt", "Sign", "Sin", "Sqrt", "Square", "Tan", "Celu", "Elu", "HardSigmoid",
-      "HardSwish", "LeakyRelu", "Selu", "Shrink", "Softplus", "Softsign", "ThresholdedRelu",
-      // broadcasting
-      "Add", "Sub", "Mul", "Div", "Maximum", "Minimum", "Pow", "ClipByValue"};
-  return ops->contains(op);
-}
-
-bool IsReduction(const std::string& op) {
-  return op == "Sum" || op == "Mean" || op == "Max" || op == "Min" || op == "Prod";
-}
-
 bool IsFloat4d(const TensorType& t) {
   return t.dtype == DType::kFloat32 && t.shape.known_rank() && t.shape.rank() == kRank;
 }
@@ -120,7 +105,7 @@ bool Convertible(const Node& node, const std::vector<bool>& converted, const std
   if (op == "MaxPoolND" || op == "AvgPoolND") {
     return converted[x.node->id()] && !node.attrs().contains("channels_last");
   }
-  if (IsReduction(op)) {
+  if (node.op().Has(kAxisReduction)) {
     return converted[x.node->id()] && AttrAs<bool>(node, "keep_dims").value_or(false) &&
            ReductionAxes(node).has_value();
   }
@@ -129,7 +114,7 @@ bool Convertible(const Node& node, const std::vector<bool>& converted, const std
     return converted[x.node->id()] && node.inputs().size() == 1 && pads.has_value() && pads->size() == 2 * kRank;
   }
   if (op == "ConcatV2" && !ConcatAxis(node).has_value()) return false;
-  if (!IsElementwise(op) && op != "ConcatV2") return false;
+  if (!node.op().Has(kElementwise) && op != "ConcatV2") return false;
   bool reads_converted = false;
   for (const OutputRef& in : node.inputs()) {
     Read r = HowToRead(in, converted);
@@ -209,7 +194,7 @@ class Rewriter {
       // channels-last pooling is not.
       spec.op = "AvgPoolND";
       spec.attrs = {{"kernel_shape", *window}, {"channels_last", true}};
-    } else if (IsReduction(old.op_name())) {
+    } else if (old.op().Has(kAxisReduction)) {
       IntList axes = *ReductionAxes(old);
       for (int64_t& a : axes) a = kAxisToLast[a];
       spec.attrs["axis"] = axes;

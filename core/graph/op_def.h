@@ -23,6 +23,19 @@ struct TensorType {
 class InferenceContext;
 using InferFn = std::function<Status(InferenceContext&)>;
 
+// What passes may assume of an op beyond its inference function: set for every op
+// family in one table, core/ops/op_traits.cc, so that passes ask the op instead of
+// keeping their own lists of names.
+enum OpTrait : uint32_t {
+  // Each output element is a function of the input elements at the same index (inputs
+  // broadcast, numpy style) and of attributes only: the op commutes with permuting the
+  // dims of all its inputs and its output alike (layout passes move it across layouts).
+  kElementwise = 1u << 0,
+  // Reduces its one input over the dims its `axis` attribute names (`keep_dims` keeps
+  // them as 1s), with nothing else depending on the layout.
+  kAxisReduction = 1u << 1,
+};
+
 struct OpDef {
   static constexpr int kVariadic = -1;
 
@@ -35,7 +48,11 @@ struct OpDef {
   std::vector<int> ref_inputs;
   // Stateful ops are never folded or merged by passes.
   bool stateful = false;
+  // OpTrait bits.
+  uint32_t traits = 0;
   InferFn infer;
+
+  bool Has(OpTrait trait) const { return (traits & trait) != 0; }
 
   bool IsRefInput(int i) const {
     for (int r : ref_inputs) {

@@ -25,6 +25,15 @@ void OpRegistry::Register(OpDef def) {
   }
 }
 
+void OpRegistry::AddTraits(absl::string_view name, uint32_t traits) {
+  auto it = ops_.find(name);
+  if (it == ops_.end()) {
+    std::fprintf(stderr, "graphd: traits for unknown op %.*s\n", static_cast<int>(name.size()), name.data());
+    std::abort();
+  }
+  it->second->traits |= traits;
+}
+
 const OpDef* OpRegistry::Find(absl::string_view name) const {
   auto it = ops_.find(name);
   return it == ops_.end() ? nullptr : it->second.get();

@@ -20,6 +20,9 @@ class OpRegistry {
 
   // Adds `def`; a second definition of the same name is a programming error (aborts).
   void Register(OpDef def);
+  // Adds OpTrait bits to registered op `name`; an unknown name is a programming error
+  // (aborts).
+  void AddTraits(absl::string_view name, uint32_t traits);
   // nullptr when unknown.
   const OpDef* Find(absl::string_view name) const;
   std::vector<std::string> OpNames() const;

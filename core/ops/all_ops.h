@@ -45,6 +45,8 @@ void RegisterLinalgOps(OpRegistry& registry);  // BatchMatMulV2, Einsum, Unique
 void RegisterRnnOps(OpRegistry& registry);  // RNN, GRU, LSTM
 void RegisterDetectionOps(OpRegistry& registry);  // MultiClassNonMaxSuppression, RoiAlign, GridSample
 
+void RegisterOpTraits(OpRegistry& registry);  // OpTrait bits of the ops above (op_traits.cc)
+
 inline void RegisterAllOps(OpRegistry& registry) {
   RegisterArrayOps(registry);
   RegisterMathOps(registry);
@@ -79,6 +81,7 @@ inline void RegisterAllOps(OpRegistry& registry) {
   RegisterLinalgOps(registry);
   RegisterRnnOps(registry);
   RegisterDetectionOps(registry);
+  RegisterOpTraits(registry);  // last: every op is registered
 }
 
 }  // namespace graphd

@@ -7,7 +7,9 @@
 //   tests/conformance/cpu/, or listed with a reason in ops_without_cpu_test.txt;
 // - the ops without a GPU kernel are exactly those listed in
 //   gpu/ops_without_gpu_kernel.txt (checked where graphd is built with CUDA).
-// A listed op that is now covered fails too: the lists only shrink.
+// A listed op that is now covered fails too: the lists only shrink. And the OpTrait
+// bits passes rely on hold for what inference says of each op that has them.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -76,6 +78,40 @@ void ExpectListIsExact(const std::string& what, const std::set<std::string>& ops
     }
   }
   for (const auto& [op, reason] : listed) EXPECT_TRUE(ops.contains(op)) << op << " is listed but is not an op";
+}
+
+// Output types inferred for `op` over float32 inputs of `shape`.
+StatusOr<std::vector<TensorType>> InferOver(const OpDef& op, const PartialShape& shape, const AttrMap& attrs) {
+  const int n = op.num_inputs == OpDef::kVariadic ? std::max(op.min_inputs, 1) : op.num_inputs;
+  std::vector<TensorType> inputs(n, TensorType{DType::kFloat32, shape});
+  InferenceContext c("out", op, inputs, attrs);
+  RETURN_IF_ERROR(op.infer(c));
+  return c.outputs();
+}
+
+TEST(OpCoverageTest, TraitsHoldForWhatInferenceSays) {
+  const PartialShape shape(std::vector<int64_t>{2, 3, 4, 5});
+  int elementwise = 0, reductions = 0;
+  for (const std::string& name : RegisteredOps()) {
+    const OpDef& op = *OpRegistry::Global().Find(name);
+    if (op.Has(kElementwise)) {
+      ++elementwise;
+      auto out = InferOver(op, shape, {});
+      ASSERT_TRUE(out.ok()) << name << ": " << out.status();
+      ASSERT_EQ(out->size(), 1u) << name;
+      EXPECT_EQ((*out)[0].shape, shape) << name << " is marked elementwise";
+      EXPECT_FALSE(op.stateful) << name;
+    }
+    if (op.Has(kAxisReduction)) {
+      ++reductions;
+      auto out = InferOver(op, shape, {{"axis", IntList{1, 3}}, {"keep_dims", true}});
+      ASSERT_TRUE(out.ok()) << name << ": " << out.status();
+      ASSERT_EQ(out->size(), 1u) << name;
+      EXPECT_EQ((*out)[0].shape, PartialShape(std::vector<int64_t>{2, 1, 4, 1})) << name << " is marked a reduction";
+    }
+  }
+  EXPECT_GE(elementwise, 39);
+  EXPECT_EQ(reductions, 5);
 }
 
 TEST(OpCoverageTest, EveryOpHasACpuKernel) {
