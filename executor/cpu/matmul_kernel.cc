@@ -174,8 +174,14 @@ class MatMulKernel : public OpKernel {
     if (!packed) args->weights.set_data_handle(b.raw_data());
     if (bias != nullptr) args->bias.set_data_handle(bias->raw_data());
     args->dst.set_data_handle(out.data<float>() + row * n);
-    p->prim.execute(ThreadStream(), args->map);
-    ThreadStream().wait();
+    {
+      // Creation fixed the primitive's own thread count, but parts of its execution
+      // (oneDNN's parallel(0, ...)) ask for the thread's current count: a small
+      // product must not wake an OpenMP team there either.
+      OneThreadScope one_thread(rows * k * n < kOneThreadMacs);
+      p->prim.execute(ThreadStream(), args->map);
+      ThreadStream().wait();
+    }
     std::lock_guard<std::mutex> lock(mu_);
     p->spares.push_back(std::move(args));
     return absl::OkStatus();
