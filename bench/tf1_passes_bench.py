@@ -9,9 +9,7 @@ and the client's end-to-end p50 per batch size, and the ratio off / on.
 
 import argparse
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import time
 
@@ -22,26 +20,11 @@ import numpy as np  # noqa: E402
 import graphd  # noqa: E402
 import graphd.v1 as tf  # noqa: E402
 
+sys.path.insert(0, HERE)
+import local_server  # noqa: E402
+
 ALL_PASSES = ("constant_folding,algebraic_simplification,cse,dce,batchnorm_folding,conv_add_fusion,"
               "conv_activation_fusion,matmul_fusion,conv_layout,elementwise_fusion")
-
-
-def start(binary, flags):
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    target = "127.0.0.1:%d" % s.getsockname()[1]
-    s.close()
-    proc = subprocess.Popen([binary, "--listen", target] + flags, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if graphd.health(target, timeout=1.0) == "SERVING":
-                return proc, target
-        except graphd.errors.OpError:
-            time.sleep(0.1)
-    proc.kill()
-    sys.exit("tf1_passes_bench: graphd did not start")
 
 
 def measure(target, batch, iters):
@@ -77,12 +60,12 @@ def main():
     args = ap.parse_args()
     rows = {}
     for label, flags in (("on", []), ("off", ["--disable-passes", ALL_PASSES])):
-        proc, target = start(args.graphd, flags)
+        proc, target = local_server.start(args.graphd, flags)
         try:
             for batch in [int(b) for b in args.batches.split(",")]:
                 rows[(label, batch)] = measure(target, batch, args.iters)
         finally:
-            proc.kill()
+            local_server.stop(proc)
     print("| batch | execute p50 us, passes off | on | off / on | e2e p50 us, off | on | outputs agree |")
     print("| ---: | ---: | ---: | ---: | ---: | ---: | --- |")
     for batch in [int(b) for b in args.batches.split(",")]:

@@ -17,8 +17,6 @@ import argparse
 import collections
 import json
 import os
-import socket
-import subprocess
 import sys
 import time
 
@@ -26,31 +24,8 @@ import numpy as np
 
 import graphd
 
-
-def free_port():
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(binary, log_path):
-    target = "127.0.0.1:%d" % free_port()
-    log = open(log_path, "ab")
-    # ResNet-50 is ~100 MB as ONNX and as the GraphDef DescribeFunction returns.
-    proc = subprocess.Popen([binary, "--listen", target, "--log-level", "info", "--max-message-bytes", str(1 << 30)],
-                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("graphd exited with %s (log: %s)" % (proc.returncode, log_path))
-        try:
-            if graphd.health(target, timeout=1.0) == "SERVING":
-                return proc, target
-        except Exception:  # not listening yet
-            pass
-        time.sleep(0.2)
-    proc.kill()
-    raise RuntimeError("graphd did not become ready in 60 s (log: %s)" % log_path)
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import local_server  # noqa: E402  (bench/local_server.py)
 
 
 def gpu_bytes(target, settle_s=3.0):
@@ -65,7 +40,8 @@ def gpu_bytes(target, settle_s=3.0):
 
 def check_model(binary, path, log_path, batch):
     name = os.path.splitext(os.path.basename(path))[0]
-    proc, target = start(binary, log_path)
+    # ResNet-50 is ~100 MB as ONNX and as the GraphDef DescribeFunction returns.
+    proc, target = local_server.start(binary, ["--log-level", "info", "--max-message-bytes", str(1 << 30)], log_path)
     try:
         with open(path, "rb") as f:
             model = f.read()
@@ -94,11 +70,7 @@ def check_model(binary, path, log_path, batch):
                      and in_use == 0 and cached == 0)
         return row
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
+        local_server.stop(proc)
 
 
 def main():
