@@ -1,0 +1,99 @@
+#include "compiler/cache/function_cache.h"
+
+namespace graphd::compiler {
+namespace {
+
+// Errors that belong to the caller that compiled, not to the key: a waiter compiles
+// again instead of taking them.
+bool CallerSpecific(const Status& s) {
+  return absl::IsCancelled(s) || absl::IsDeadlineExceeded(s);
+}
+
+}  // namespace
+
+FunctionCache::Ref FunctionCache::Lookup(const Fingerprint& content, absl::string_view signature) {
+  absl::MutexLock lock(&mu_);
+  auto it = index_.find(KeyView{content, signature});
+  if (it == index_.end()) return nullptr;
+  ++stats_.hits;
+  lru_.splice(lru_.begin(), lru_, it->second);
+  return it->second->value;
+}
+
+void FunctionCache::Insert(Key key, Ref value) {
+  if (auto it = index_.find(key); it != index_.end()) {  // made meanwhile by a caller that did not wait
+    stats_.bytes -= it->second->value->bytes;
+    lru_.erase(it->second);
+    index_.erase(it);
+  }
+  stats_.bytes += value->bytes;
+  lru_.push_front(Slot{key, std::move(value)});
+  index_.emplace(std::move(key), lru_.begin());
+  while (lru_.size() > 1 &&
+         (lru_.size() > options_.max_entries || stats_.bytes > options_.max_bytes)) {
+    Slot& victim = lru_.back();
+    stats_.bytes -= victim.value->bytes;
+    index_.erase(KeyView{victim.key.content, victim.key.signature});
+    lru_.pop_back();
+    ++stats_.evictions;
+  }
+  stats_.entries = static_cast<int64_t>(lru_.size());
+}
+
+StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& content, absl::string_view signature,
+                                                         Producer produce, bool* compiled) {
+  if (compiled != nullptr) *compiled = false;
+  for (;;) {
+    std::shared_ptr<Flight> flight;
+    bool mine = false;
+    {
+      absl::MutexLock lock(&mu_);
+      if (auto it = index_.find(KeyView{content, signature}); it != index_.end()) {
+        ++stats_.hits;
+        lru_.splice(lru_.begin(), lru_, it->second);
+        return it->second->value;
+      }
+      ++stats_.misses;
+      if (auto it = flights_.find(KeyView{content, signature}); it != flights_.end()) {
+        flight = it->second;
+        if (flight->producer == std::this_thread::get_id()) {
+          return errors::FailedPrecondition(
+              "a function's compilation needs the function itself (a recursive call while tracing it)");
+        }
+        ++stats_.waits;
+      } else {
+        flight = std::make_shared<Flight>();
+        flight->producer = std::this_thread::get_id();
+        flights_.emplace(Key{content, std::string(signature)}, flight);
+        ++stats_.compiles;
+        mine = true;
+      }
+    }
+    if (!mine) {
+      absl::MutexLock lock(&flight->mu);
+      flight->mu.Await(absl::Condition(&flight->done));
+      if (!flight->result.ok() && CallerSpecific(flight->result.status())) continue;
+      return flight->result;
+    }
+    StatusOr<Ref> result = produce();
+    {
+      absl::MutexLock lock(&mu_);
+      flights_.erase(KeyView{content, signature});
+      if (result.ok()) Insert(Key{content, std::string(signature)}, *result);
+    }
+    {
+      absl::MutexLock lock(&flight->mu);
+      flight->result = result;
+      flight->done = true;
+    }
+    if (compiled != nullptr) *compiled = true;
+    return result;
+  }
+}
+
+FunctionCacheStats FunctionCache::stats() const {
+  absl::MutexLock lock(&mu_);
+  return stats_;
+}
+
+}  // namespace graphd::compiler

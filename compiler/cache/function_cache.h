@@ -1,0 +1,121 @@
+// The function cache: the one place concrete functions live, for every front end and
+// every session. Keyed by what is compiled, by content (a Fingerprint of the source
+// text and function, the ONNX bytes, the GraphDef, the TF1 graph, plus the compile
+// target), and by the structured signature it is specialised on (signature_key.h).
+// Identical work in different sessions therefore compiles once and shares one
+// CompiledFunction: one plan, one copy of the folded weights.
+//
+// - Lookup is a hash lookup on (fingerprint, signature bytes): nothing is allocated.
+// - Misses are single-flight: concurrent callers of a key being compiled wait for
+//   that compile and share its result (or its error; a compile that was cancelled or
+//   ran out of time is retried by the next waiter instead).
+// - Bounded by entries and by bytes of constants (LRU; the entry just made is never
+//   the one evicted). Evicting drops the cache's reference only: sessions running or
+//   holding a function (a callable) keep it alive.
+//
+// Thread-safe. Compiles run without the cache's lock held.
+#ifndef GRAPHD_COMPILER_CACHE_FUNCTION_CACHE_H_
+#define GRAPHD_COMPILER_CACHE_FUNCTION_CACHE_H_
+
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/functional/function_ref.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "compiler/cache/compiled_function.h"
+#include "core/fingerprint.h"
+#include "core/status.h"
+
+namespace graphd::compiler {
+
+struct FunctionCacheOptions {
+  size_t max_entries = 4096;
+  int64_t max_bytes = int64_t{4} << 30;
+};
+
+struct FunctionCacheStats {
+  int64_t hits = 0;       // calls that found a function
+  int64_t misses = 0;     // GetOrCompile calls that did not
+  int64_t compiles = 0;   // compiles run (successful or not)
+  int64_t waits = 0;      // misses that waited for another caller's compile
+  int64_t evictions = 0;
+  int64_t entries = 0;
+  int64_t bytes = 0;
+};
+
+class FunctionCache {
+ public:
+  using Ref = std::shared_ptr<const CompiledFunction>;
+  using Producer = absl::FunctionRef<StatusOr<std::shared_ptr<CompiledFunction>>()>;
+
+  explicit FunctionCache(FunctionCacheOptions options = {}) : options_(options) {}
+  FunctionCache(const FunctionCache&) = delete;
+  FunctionCache& operator=(const FunctionCache&) = delete;
+
+  // The function for (content, signature), or null (a hit is counted; a miss is
+  // counted by the GetOrCompile that follows it).
+  Ref Lookup(const Fingerprint& content, absl::string_view signature);
+
+  // The function for (content, signature): cached, or made by `produce` (at most one
+  // call of `produce` per key at a time across all callers). `*compiled` (may be
+  // null) tells whether this call ran `produce`. A failed compile is not cached.
+  StatusOr<Ref> GetOrCompile(const Fingerprint& content, absl::string_view signature, Producer produce,
+                             bool* compiled = nullptr);
+
+  FunctionCacheStats stats() const;
+  const FunctionCacheOptions& options() const { return options_; }
+
+ private:
+  struct Key {
+    Fingerprint content;
+    std::string signature;
+  };
+  struct KeyView {
+    Fingerprint content;
+    absl::string_view signature;
+  };
+  struct KeyHash {
+    using is_transparent = void;
+    size_t operator()(const Key& k) const { return absl::HashOf(k.content, absl::string_view(k.signature)); }
+    size_t operator()(const KeyView& k) const { return absl::HashOf(k.content, k.signature); }
+  };
+  struct KeyEq {
+    using is_transparent = void;
+    static KeyView View(const Key& k) { return {k.content, k.signature}; }
+    static KeyView View(const KeyView& k) { return k; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      KeyView x = View(a), y = View(b);
+      return x.content == y.content && x.signature == y.signature;
+    }
+  };
+  struct Slot {
+    Key key;
+    Ref value;
+  };
+  // A compile in progress: its result, set once, then `done` notified.
+  struct Flight {
+    absl::Mutex mu;
+    bool done ABSL_GUARDED_BY(mu) = false;
+    StatusOr<Ref> result ABSL_GUARDED_BY(mu) = Ref();
+    std::thread::id producer;
+  };
+  void Insert(Key key, Ref value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
+  const FunctionCacheOptions options_;
+  mutable absl::Mutex mu_;
+  std::list<Slot> lru_ ABSL_GUARDED_BY(mu_);  // most recently used first
+  absl::flat_hash_map<Key, std::list<Slot>::iterator, KeyHash, KeyEq> index_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Key, std::shared_ptr<Flight>, KeyHash, KeyEq> flights_ ABSL_GUARDED_BY(mu_);
+  FunctionCacheStats stats_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace graphd::compiler
+
+#endif  // GRAPHD_COMPILER_CACHE_FUNCTION_CACHE_H_

@@ -1,0 +1,157 @@
+#include "compiler/cache/function_cache.h"
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "gtest/gtest.h"
+
+namespace graphd::compiler {
+namespace {
+
+Fingerprint Content(absl::string_view text) { return Fingerprinter().Add(text).Finish(); }
+
+std::shared_ptr<CompiledFunction> Made(int64_t bytes = 0) {
+  auto f = std::make_shared<CompiledFunction>();
+  f->id = NextCompiledFunctionId();
+  f->bytes = bytes;
+  return f;
+}
+
+TEST(FunctionCacheTest, CompilesOncePerKeyAndSeparatesContentAndSignature) {
+  FunctionCache cache;
+  int produced = 0;
+  auto produce = [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+    ++produced;
+    return Made();
+  };
+  bool compiled = false;
+  auto a = cache.GetOrCompile(Content("model"), "sig1", produce, &compiled);
+  ASSERT_TRUE(a.ok());
+  EXPECT_TRUE(compiled);
+  auto again = cache.GetOrCompile(Content("model"), "sig1", produce, &compiled);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(compiled);
+  EXPECT_EQ(a->get(), again->get());
+  EXPECT_EQ(cache.Lookup(Content("model"), "sig1").get(), a->get());
+  EXPECT_EQ(cache.Lookup(Content("model"), "sig2"), nullptr);
+  EXPECT_EQ(cache.Lookup(Content("other"), "sig1"), nullptr);
+  ASSERT_TRUE(cache.GetOrCompile(Content("other"), "sig1", produce).ok());
+  EXPECT_EQ(produced, 2);
+  FunctionCacheStats stats = cache.stats();
+  EXPECT_EQ(stats.compiles, 2);
+  EXPECT_EQ(stats.entries, 2);
+  EXPECT_EQ(stats.hits, 2);
+}
+
+TEST(FunctionCacheTest, FailedCompilesAreNotCached) {
+  FunctionCache cache;
+  int calls = 0;
+  auto fail = [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+    ++calls;
+    return errors::InvalidArgument("bad model");
+  };
+  EXPECT_EQ(cache.GetOrCompile(Content("m"), "s", fail).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(cache.GetOrCompile(Content("m"), "s", fail).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(calls, 2);
+  EXPECT_EQ(cache.stats().entries, 0);
+}
+
+TEST(FunctionCacheTest, BoundedByEntriesLeastRecentlyUsedFirst) {
+  FunctionCache cache({.max_entries = 2});
+  auto produce = []() -> StatusOr<std::shared_ptr<CompiledFunction>> { return Made(); };
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "a", produce).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "b", produce).ok());
+  ASSERT_NE(cache.Lookup(Content("m"), "a"), nullptr);  // a is now the most recent
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "c", produce).ok());
+  EXPECT_NE(cache.Lookup(Content("m"), "a"), nullptr);
+  EXPECT_EQ(cache.Lookup(Content("m"), "b"), nullptr);
+  EXPECT_NE(cache.Lookup(Content("m"), "c"), nullptr);
+  EXPECT_EQ(cache.stats().evictions, 1);
+  EXPECT_EQ(cache.stats().entries, 2);
+}
+
+TEST(FunctionCacheTest, BoundedByBytesButKeepsTheEntryJustMade) {
+  FunctionCache cache({.max_entries = 100, .max_bytes = 1000});
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "a", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made(600)); }).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "b", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made(600)); }).ok());
+  EXPECT_EQ(cache.Lookup(Content("m"), "a"), nullptr);
+  EXPECT_NE(cache.Lookup(Content("m"), "b"), nullptr);
+  EXPECT_EQ(cache.stats().bytes, 600);
+  // One entry over the whole budget is still kept (it is in use).
+  auto huge = cache.GetOrCompile(Content("m"), "c", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made(5000)); });
+  ASSERT_TRUE(huge.ok());
+  EXPECT_NE(cache.Lookup(Content("m"), "c"), nullptr);
+  EXPECT_EQ(cache.stats().entries, 1);
+}
+
+TEST(FunctionCacheTest, ConcurrentMissesCompileOnceAndShareTheResult) {
+  FunctionCache cache;
+  std::atomic<int> produced{0};
+  absl::Notification release;
+  constexpr int kCallers = 10;
+  std::vector<std::thread> threads;
+  std::vector<FunctionCache::Ref> got(kCallers);
+  for (int i = 0; i < kCallers; ++i) {
+    threads.emplace_back([&, i] {
+      auto r = cache.GetOrCompile(Content("resnet"), "b1", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+        ++produced;
+        release.WaitForNotification();
+        return Made();
+      });
+      if (r.ok()) got[i] = *r;
+    });
+  }
+  // Let every caller reach the cache before the one compile finishes.
+  while (cache.stats().misses < kCallers) std::this_thread::yield();
+  release.Notify();
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(produced.load(), 1);
+  EXPECT_EQ(cache.stats().waits, kCallers - 1);
+  for (const auto& r : got) {
+    ASSERT_NE(r, nullptr);
+    EXPECT_EQ(r.get(), got[0].get());
+  }
+}
+
+TEST(FunctionCacheTest, ACancelledCompileIsRetriedByAWaiter) {
+  FunctionCache cache;
+  absl::Notification waiter_waiting, release;
+  std::atomic<int> produced{0};
+  std::thread first([&] {
+    auto r = cache.GetOrCompile(Content("m"), "s", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+      ++produced;
+      release.WaitForNotification();
+      return errors::Cancelled("the first caller went away");
+    });
+    EXPECT_TRUE(absl::IsCancelled(r.status()));
+  });
+  while (cache.stats().compiles < 1) std::this_thread::yield();
+  std::thread second([&] {
+    auto r = cache.GetOrCompile(Content("m"), "s", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+      ++produced;
+      return Made();
+    });
+    EXPECT_TRUE(r.ok());
+  });
+  while (cache.stats().waits < 1) std::this_thread::yield();
+  release.Notify();
+  first.join();
+  second.join();
+  EXPECT_EQ(produced.load(), 2);
+  EXPECT_EQ(cache.stats().entries, 1);
+}
+
+TEST(FunctionCacheTest, ARecursiveCompileOfTheSameKeyIsAnErrorNotADeadlock) {
+  FunctionCache cache;
+  auto r = cache.GetOrCompile(Content("f"), "s", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+    auto inner = cache.GetOrCompile(Content("f"), "s", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made()); });
+    if (!inner.ok()) return inner.status();
+    return Made();
+  });
+  EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+}  // namespace
+}  // namespace graphd::compiler
