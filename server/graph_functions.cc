@@ -8,8 +8,9 @@
 #include "absl/hash/hash.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/passes/spec_body.h"
 #include "absl/strings/str_join.h"
+#include "compiler/import/graphdef_fingerprint.h"
+#include "compiler/passes/spec_body.h"
 #include "compiler/import/graphdef_function.h"
 #include "compiler/tracer/tensor_format.h"
 #include "executor/runtime/executor.h"
@@ -20,8 +21,8 @@ namespace {
 using compiler::onnx_import::OnnxModel;
 using compiler::onnx_import::ValueInfo;
 
-// Bound on cached specialisations per graph; past it the cache is cleared.
-constexpr size_t kMaxSpecialisations = 64;
+// Bound on the signatures a session remembers per graph (the oldest go first).
+constexpr size_t kMaxRemembered = 64;
 // Bound on the graphs one session may hold.
 constexpr size_t kMaxGraphs = 256;
 
@@ -29,12 +30,12 @@ int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The key of a build: the shapes, then `values_key`: which optionals hold a value, and
-// the values of the inputs the build is specialised on (also returned alone).
-std::string ShapesKey(const std::vector<PartialShape>& shapes) {
-  std::string key;
-  for (const PartialShape& s : shapes) absl::StrAppend(&key, s.ToString(), ";");
-  return key;
+// The key of a build: the input shapes, then `values_key` (which optionals hold a
+// value, and the values of the inputs the build is specialised on).
+void BuildKey(const std::vector<ValueInfo>& declared, const std::vector<PartialShape>& shapes,
+              const std::string& values_key, compiler::SignatureKey& key) {
+  for (size_t i = 0; i < shapes.size(); ++i) key.AddTensor(declared[i].dtype, shapes[i]);
+  key.AddRaw(values_key);
 }
 
 StatusOr<std::string> ValuesKey(const std::vector<ValueInfo>& declared, const std::vector<int>& value_inputs,
@@ -125,6 +126,7 @@ StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::st
   loaded.outputs = model->outputs();
   loaded.opset = model->opset();
   auto entry = std::make_shared<Entry>();
+  entry->content = compile_.Content(Fingerprinter().Add("onnx").Add(loaded.name).Add(model_bytes));
   entry->inputs = model->inputs();
   entry->value_inputs = model->value_inputs();
   entry->reduce_retracing = reduce_retracing;
@@ -149,6 +151,13 @@ StatusOr<LoadedGraph> GraphFunctions::LoadGraphDef(const std::string& name, cons
     loaded.outputs.push_back({fn.body.results[i], t.dtype, t.shape});
   }
   auto entry = std::make_shared<Entry>();
+  Fingerprinter content;
+  content.Add("graphdef").Add(loaded.name).AddInt(static_cast<int64_t>(inputs.size()));
+  for (const std::string& in : inputs) content.Add(in);
+  content.AddInt(static_cast<int64_t>(outputs.size()));
+  for (const std::string& out : outputs) content.Add(out);
+  compiler::AddGraphDef(content, def);
+  entry->content = compile_.Content(content);
   entry->inputs = loaded.inputs;
   entry->reduce_retracing = reduce_retracing;
   entry->graph_def = std::make_shared<const compiler::GraphDefFunction>(std::move(fn));
@@ -171,10 +180,11 @@ StatusOr<FunctionRef> GraphFunctions::Build(const Entry& entry, const std::strin
                                             const std::vector<Tensor>& values) const {
   if (entry.graph_def != nullptr) {
     ASSIGN_OR_RETURN(FunctionRef function, compiler::BuildGraphDefFunction(*entry.graph_def, shapes));
-    if (passes_ == nullptr) return function;
-    return compiler::passes::OptimizeFunction(*function, *passes_);
+    if (compile_.target.passes == nullptr) return function;
+    return compiler::passes::OptimizeFunction(*function, *compile_.target.passes);
   }
-  return compiler::onnx_import::BuildOnnxFunction(*entry.model, name, shapes, values, &evaluator_, passes_);
+  return compiler::onnx_import::BuildOnnxFunction(*entry.model, name, shapes, values, &evaluator_,
+                                                  compile_.target.passes);
 }
 
 Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<ValueInfo>& declared,
@@ -204,50 +214,70 @@ Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<Va
   return absl::OkStatus();
 }
 
-StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vector<GraphValue> inputs,
-                                               VariableStore& variables, const CancellationToken& token,
-                                               int64_t quick_us) {
-  GraphCallResult result;
-  std::shared_ptr<const Compiled> compiled;
-  std::shared_ptr<const OnnxModel> model;  // the one `compiled` was built from
+void GraphFunctions::Remember(Entry& entry, const compiler::SignatureKey& key,
+                              const std::shared_ptr<const Compiled>& compiled) {
+  for (const auto& [k, used] : entry.used) {
+    if (k.bytes() == key.bytes()) return;
+  }
+  if (entry.used.size() >= kMaxRemembered) entry.used.erase(entry.used.begin());
+  entry.used.emplace_back(key, compiled);
+}
+
+StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup(
+    const std::string& name, const std::vector<GraphValue>& inputs, int64_t quick_us, int64_t* compile_us,
+    std::shared_ptr<const OnnxModel>* model) {
+  std::shared_ptr<Entry> entry;
   {
     absl::MutexLock lock(&mu_);
     auto it = graphs_.find(name);
     if (it == graphs_.end()) {
       return errors::NotFound(absl::StrCat("no graph named '", name, "' is loaded in this session"));
     }
-    Entry& entry = *it->second;
-    RETURN_IF_ERROR(CheckInputs(name, entry.inputs, inputs));
-    std::vector<Tensor> values;
-    ASSIGN_OR_RETURN(std::string values_key, ValuesKey(entry.inputs, entry.value_inputs, inputs, &values));
-    ASSIGN_OR_RETURN(std::vector<PartialShape> shapes, InputShapes(entry, inputs));
-    model = entry.model;
-    if (auto c = entry.by_signature.find(ShapesKey(shapes) + values_key); c != entry.by_signature.end()) {
-      compiled = c->second;
-    } else if (entry.reduce_retracing) {
-      compiled = FindGeneralized(entry, shapes, values_key);
+    entry = it->second;  // immutable but for `used`, which needs the lock
+  }
+  *model = entry->model;
+  RETURN_IF_ERROR(CheckInputs(name, entry->inputs, inputs));
+  std::vector<Tensor> values;
+  ASSIGN_OR_RETURN(std::string values_key, ValuesKey(entry->inputs, entry->value_inputs, inputs, &values));
+  ASSIGN_OR_RETURN(std::vector<PartialShape> shapes, InputShapes(*entry, inputs));
+  compiler::SignatureKey key;
+  BuildKey(entry->inputs, shapes, values_key, key);
+  if (auto hit = compile_.cache.Lookup(entry->content, key.bytes())) return hit;
+  // reduce_retracing: a generalised build this session made that fits the call, and
+  // otherwise a build generalised against the latest one.
+  compiler::SignatureKey build_key = key;
+  if (entry->reduce_retracing) {
+    absl::MutexLock lock(&mu_);
+    for (auto it = entry->used.rbegin(); it != entry->used.rend(); ++it) {
+      if (!compiler::SignatureKey::Accepts(it->first, key)) continue;
+      if (auto hit = compile_.cache.Lookup(entry->content, it->first.bytes())) return hit;
     }
-    if (compiled == nullptr && quick_us > 0) return NotQuick();
-    if (compiled == nullptr) {
-      auto start = std::chrono::steady_clock::now();
-      if (entry.reduce_retracing && entry.last != nullptr && entry.last->values_key == values_key) {
-        // Generalise against the last build: dims that differ become unknown.
-        for (size_t i = 0; i < shapes.size(); ++i) shapes[i] = MostSpecificCommonShape(entry.last->shapes[i], shapes[i]);
-      }
-      auto fresh = std::make_shared<Compiled>();
-      fresh->signature = ReadableSignature(entry.inputs, shapes, values);
-      fresh->shapes = shapes;
-      fresh->values_key = values_key;
-      ASSIGN_OR_RETURN(fresh->function, Build(entry, name, shapes, values));
-      ASSIGN_OR_RETURN(fresh->plan, executor::Plan::Build(SpecForFunction(*fresh->function), device_));
-      if (entry.by_signature.size() >= kMaxSpecialisations) entry.by_signature.clear();
-      entry.by_signature.emplace(ShapesKey(shapes) + values_key, fresh);
-      entry.last = fresh;
-      compiled = std::move(fresh);
-      result.compile_us = MicrosSince(start);
+    if (!entry->used.empty()) {
+      if (auto general = compiler::SignatureKey::Generalize(entry->used.back().first, key)) build_key = *general;
     }
   }
-  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
+  if (quick_us > 0) return std::shared_ptr<const Compiled>();
+  bool built = false;
+  ASSIGN_OR_RETURN(auto compiled, compile_.GetOrCompile(entry->content, build_key.bytes(),
+                                                        [&]() -> StatusOr<std::shared_ptr<Compiled>> {
+    std::vector<PartialShape> build_shapes = build_key.TensorShapes();
+    ASSIGN_OR_RETURN(FunctionRef function, Build(*entry, name, build_shapes, values));
+    return compiler::Compile(std::move(function), ReadableSignature(entry->inputs, build_shapes, values),
+                             compile_.target, /*optimized=*/true);
+  }, &built));
+  if (built) *compile_us = compiled->compile_us;
+  absl::MutexLock lock(&mu_);
+  Remember(*entry, build_key, compiled);
+  return compiled;
+}
+
+StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vector<GraphValue> inputs,
+                                               VariableStore& variables, const CancellationToken& token,
+                                               int64_t quick_us) {
+  GraphCallResult result;
+  std::shared_ptr<const OnnxModel> model;  // the one `compiled` was built from
+  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, quick_us, &result.compile_us, &model));
+  if (compiled == nullptr || (quick_us > 0 && !compiled->cost.Within(quick_us))) return NotQuick();
   auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> args;
   if (model != nullptr) {
@@ -256,7 +286,7 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
     for (GraphValue& v : inputs) args.push_back(std::move(v.tensor));  // a GraphDef's inputs are tensors
   }
   executor::RunContext ctx{.variables = &variables, .cancellation = &token};
-  ASSIGN_OR_RETURN(std::vector<Tensor> results, executor::Execute(*compiled->plan, std::move(args), ctx));
+  ASSIGN_OR_RETURN(std::vector<Tensor> results, executor::Execute(PlanOf(*compiled->plan), std::move(args), ctx));
   if (model != nullptr) {
     ASSIGN_OR_RETURN(result.outputs, compiler::onnx_import::UnflattenOutputs(*model, std::move(results)));
   } else {
@@ -275,25 +305,6 @@ StatusOr<std::vector<PartialShape>> GraphFunctions::InputShapes(const Entry& ent
   return shapes;
 }
 
-std::shared_ptr<const GraphFunctions::Compiled> GraphFunctions::FindGeneralized(
-    const Entry& entry, const std::vector<PartialShape>& shapes, const std::string& values_key) {
-  for (const auto& [key, compiled] : entry.by_signature) {
-    if (compiled->values_key != values_key) continue;
-    bool fits = true;
-    for (size_t i = 0; i < shapes.size() && fits; ++i) {
-      // The build's shape covers the call's: same rank, each of its known dims equal.
-      const PartialShape& general = compiled->shapes[i];
-      if (!general.known_rank()) continue;
-      fits = shapes[i].known_rank() && shapes[i].rank() == general.rank();
-      for (int d = 0; fits && d < general.rank(); ++d) {
-        fits = general.dim(d) == kUnknownDim || general.dim(d) == shapes[i].dim(d);
-      }
-    }
-    if (fits) return compiled;
-  }
-  return nullptr;
-}
-
 bool GraphFunctions::Contains(const std::string& name) {
   absl::MutexLock lock(&mu_);
   return graphs_.contains(name);
@@ -307,9 +318,13 @@ StatusOr<GraphFunctions::Description> GraphFunctions::Describe(const std::string
   }
   const Entry& entry = *it->second;
   Description d;
-  for (const auto& [key, compiled] : entry.by_signature) {
+  for (const auto& [key, used] : entry.used) {
+    // What the cache still holds (an evicted signature is built again on its next call).
+    auto compiled = compile_.cache.Lookup(entry.content, key.bytes());
+    if (compiled == nullptr) compiled = used.lock();
+    if (compiled == nullptr) continue;
     d.signatures.push_back(compiled->signature);
-    d.placements.push_back(compiled->plan ? compiled->plan->Placement() : executor::PlacementSummary{});
+    d.placements.push_back(PlanOf(*compiled->plan).Placement());
     if (with_graphs) d.functions.push_back(compiled->function);
   }
   if (d.signatures.empty() && with_graphs && entry.value_inputs.empty()) {

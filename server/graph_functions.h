@@ -1,11 +1,14 @@
 // A session's loaded traced graphs (ONNX models and GraphDefs), called by name.
 // A model is parsed and validated once at load (sessions loading the same bytes share
-// the parsed model and its initializers); each concrete input signature (the
-// input shapes; dtypes are fixed by the model) is built into a Function and planned
-// once, then later calls with that signature only run the plan.
+// the parsed model and its initializers); each concrete input signature (the input
+// shapes, and the values of inputs that give shapes or axes) is built into a Function,
+// optimised and planned once, in the server's function cache, keyed by the model's
+// content: sessions loading the same model share the concrete functions and their
+// folded weights.
 //
-// Thread safety: every method is safe from many threads. Loading and building are
-// serialised per session; runs of cached plans proceed concurrently.
+// Thread safety: every method is safe from many threads. The session's lock is held
+// only to look up and to record; builds run without it (concurrent first calls of one
+// signature build once: the cache is single-flight).
 #ifndef GRAPHD_SERVER_GRAPH_FUNCTIONS_H_
 #define GRAPHD_SERVER_GRAPH_FUNCTIONS_H_
 
@@ -23,6 +26,8 @@
 #include "core/variable_store.h"
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
+#include "compiler/cache/signature_key.h"
+#include "server/compile_context.h"
 #include "server/constant_evaluator.h"
 #include "server/quick_run.h"
 
@@ -43,11 +48,8 @@ struct GraphCallResult {
 
 class GraphFunctions {
  public:
-  // `device` must outlive this.
-  // `device` and `passes` (the server's graph passes, run on ONNX and GraphDef functions; may be
-  // null) must outlive this.
-  explicit GraphFunctions(const executor::Device& device, const compiler::passes::Pipeline* passes = nullptr)
-      : device_(device), passes_(passes), evaluator_(device) {}
+  // What `compile` refers to must outlive this.
+  explicit GraphFunctions(CompileContext compile) : compile_(compile), evaluator_(compile.device) {}
 
   // Parses and validates `model_bytes` and registers it as `name` ("" = the graph's
   // name, or "onnx_model"), replacing a graph of that name. On error nothing changes.
@@ -87,27 +89,26 @@ class GraphFunctions {
   bool Contains(const std::string& name);
 
  private:
-  struct Compiled {
-    std::string signature;  // readable: "(x: float32[2,3], axes: int64[1]=[1])"
-    std::vector<PartialShape> shapes;  // the input shapes it was built for
-    std::string values_key;            // the input values it is specialised on
-    FunctionRef function;
-    std::unique_ptr<const executor::Plan> plan;
-    mutable RunCost cost;
-  };
+  using Compiled = compiler::CompiledFunction;
   struct Entry {
     // The graph: an ONNX model, or (when set) a GraphDef function.
     std::shared_ptr<const compiler::onnx_import::OnnxModel> model;
     std::shared_ptr<const compiler::GraphDefFunction> graph_def;
+    Fingerprint content;  // of what was loaded, and the target
     std::vector<compiler::onnx_import::ValueInfo> inputs;  // declared
     std::vector<int> value_inputs;  // inputs whose values specialise a build (ONNX)
-    std::map<std::string, std::shared_ptr<const Compiled>> by_signature;
     bool reduce_retracing = false;
-    std::shared_ptr<const Compiled> last;  // the latest build
+    // The signatures this session built or used, oldest first (at most 64): what
+    // Describe lists, and (reduce_retracing) the generalised keys later calls may fit.
+    std::vector<std::pair<compiler::SignatureKey, std::weak_ptr<const Compiled>>> used;
   };
-  // reduce_retracing: a build whose shapes cover `shapes`, for the same values, or null.
-  static std::shared_ptr<const Compiled> FindGeneralized(const Entry& entry, const std::vector<PartialShape>& shapes,
-                                                         const std::string& values_key);
+  // Records `key` -> `compiled` in `entry.used` (once).
+  static void Remember(Entry& entry, const compiler::SignatureKey& key, const std::shared_ptr<const Compiled>& compiled);
+  // The concrete function for `inputs` (checked): cached, or built (null with
+  // `quick_us` > 0 when it is not cached). `compile_us`: time spent building.
+  StatusOr<std::shared_ptr<const Compiled>> Lookup(const std::string& name, const std::vector<GraphValue>& inputs,
+                                                   int64_t quick_us, int64_t* compile_us,
+                                                   std::shared_ptr<const compiler::onnx_import::OnnxModel>* model);
   // Checks `inputs` against the declared inputs (tensor inputs here; sequences and
   // optionals by onnx_import::InputShapes).
   static Status CheckInputs(const std::string& name, const std::vector<compiler::onnx_import::ValueInfo>& declared,
@@ -119,8 +120,7 @@ class GraphFunctions {
   StatusOr<FunctionRef> Build(const Entry& entry, const std::string& name, const std::vector<PartialShape>& shapes,
                               const std::vector<Tensor>& values) const;
 
-  const executor::Device& device_;
-  const compiler::passes::Pipeline* const passes_;
+  const CompileContext compile_;
   // Folds ONNX nodes whose inputs are all constants while importing.
   const ExecutorConstantEvaluator evaluator_;
   absl::Mutex mu_;

@@ -1,16 +1,15 @@
 #include "server/session.h"
 
+#include "compiler/cache/signature_key.h"
+#include "compiler/import/graphdef_fingerprint.h"
 #include "compiler/import/graphdef_import.h"
 #include "compiler/passes/prune.h"
-#include "compiler/passes/spec_body.h"
 #include "core/output_sink.h"
 #include "executor/runtime/executor.h"
 
 namespace graphd::server {
 namespace {
 
-// Bound on cached plans per session; past it the cache is cleared (plans in use live on).
-constexpr size_t kMaxCachedPlans = 512;
 // Bounds on what one client can make a session hold.
 constexpr int kMaxGraphNodes = 1 << 20;
 constexpr size_t kMaxCallables = 4096;
@@ -22,9 +21,8 @@ int64_t MicrosSince(Session::Clock::time_point start) {
 
 }  // namespace
 
-Session::Session(std::string handle, const executor::Device& device,
-                 const compiler::passes::Pipeline* passes)
-    : handle_(std::move(handle)), device_(device), passes_(passes), modules_(device, passes), graphs_(device, passes) {
+Session::Session(std::string handle, CompileContext compile)
+    : handle_(std::move(handle)), compile_(compile), modules_(compile), graphs_(compile) {
   Touch();
 }
 
@@ -51,33 +49,32 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
   }
   RETURN_IF_ERROR(compiler::ImportGraphDef(def, graph_, &functions_));
   function_nodes_ += added - def.nodes.size();
+  Fingerprinter content(graph_content_);
+  compiler::AddGraphDef(content, def);
+  graph_content_ = content.Finish();
   return ++version_;
 }
 
 StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSignature& sig,
                                                                     int64_t* compile_us, int64_t quick_us) {
-  absl::MutexLock lock(&mu_);
-  if (auto it = plans_.find(sig); it != plans_.end()) {
-    *compile_us = 0;
-    return it->second;
+  // Readers: runs compile concurrently; Extend waits for them.
+  absl::ReaderMutexLock lock(&mu_);
+  compiler::SignatureKey key;
+  for (const auto* names : {&sig.feeds, &sig.fetches, &sig.targets}) {
+    key.OpenContainer(compiler::SignatureKey::kList, static_cast<uint32_t>(names->size()));
+    for (const std::string& name : *names) key.AddStr(name);
   }
+  const Fingerprint content = compile_.Content(Fingerprinter(graph_content_).Add("tf1-run"));
+  *compile_us = 0;
+  if (auto hit = compile_.cache.Lookup(content, key.bytes())) return hit;
   if (quick_us > 0) return NotQuick();
-  auto start = Clock::now();
-  ASSIGN_OR_RETURN(ExecutionSpec spec,
-                   compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
-  auto compiled = std::make_shared<Compiled>();
-  if (passes_ != nullptr) {
-    // The same passes as every other front end, on a copy of the pruned graph.
-    ASSIGN_OR_RETURN(compiler::passes::SpecBody copy, compiler::passes::BodyFromSpec("run", spec));
-    RETURN_IF_ERROR(passes_->Run(copy.body).status());
-    ASSIGN_OR_RETURN(compiled->function, std::move(copy.body).ToFunction());
-    spec = compiler::passes::SpecWithout(*compiled->function, copy.not_run);
-  }
-  ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(spec, device_));
-  if (plans_.size() >= kMaxCachedPlans) plans_.clear();
-  plans_.emplace(sig, compiled);
-  *compile_us = MicrosSince(start);
-  return std::shared_ptr<const Compiled>(std::move(compiled));
+  bool compiled = false;
+  ASSIGN_OR_RETURN(auto function, compile_.GetOrCompile(content, key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
+    ASSIGN_OR_RETURN(ExecutionSpec spec, compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
+    return compiler::CompileSpec(spec, "run", compile_.target);
+  }, &compiled));
+  if (compiled) *compile_us = function->compile_us;
+  return function;
 }
 
 StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tensor> feeds,
@@ -85,7 +82,7 @@ StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tenso
   auto start = Clock::now();
   OutputSink printed;
   executor::RunContext ctx{.variables = &variables_, .cancellation = &token, .output = &printed};
-  ASSIGN_OR_RETURN(std::vector<Tensor> fetched, executor::Execute(*compiled.plan, std::move(feeds), ctx));
+  ASSIGN_OR_RETURN(std::vector<Tensor> fetched, executor::Execute(PlanOf(*compiled.plan), std::move(feeds), ctx));
   RunResult result{.fetches = std::move(fetched),
                    .stdout_text = printed.TakeStdout(),
                    .stderr_text = printed.TakeStderr()};

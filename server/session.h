@@ -1,6 +1,8 @@
 // A client's session: its graph (extended incrementally, versioned), its variables,
-// and the plans compiled for the run signatures it has used (as TensorFlow's
-// DirectSession caches executors by feeds/fetches/targets).
+// its callables, source modules and loaded graphs. What it compiles for a run
+// signature (as TensorFlow's DirectSession caches executors by feeds/fetches/targets)
+// lives in the server's function cache, keyed by the graph's content: sessions that
+// built the same graph share the concrete functions.
 //
 // Thread safety: every method is safe from many threads. Runs on one session proceed
 // concurrently; Extend excludes plan building but not plans already executing (the
@@ -24,8 +26,10 @@
 #include "core/variable_store.h"
 #include "executor/device.h"
 #include "executor/runtime/plan.h"
+#include "server/compile_context.h"
 #include "server/graph_functions.h"
 #include "server/quick_run.h"
+#include "core/fingerprint.h"
 #include "server/source_modules.h"
 
 namespace graphd::server {
@@ -57,15 +61,15 @@ class Session {
  public:
   using Clock = std::chrono::steady_clock;
 
-  // `device` and `passes` (the device's pass pipeline, run on every function and
-  // TF1 run signature before it is planned; may be null) must outlive the session.
-  Session(std::string handle, const executor::Device& device,
-          const compiler::passes::Pipeline* passes = nullptr);
+  // What `compile` refers to must outlive the session.
+  Session(std::string handle, CompileContext compile);
 
   const std::string& handle() const { return handle_; }
   // The device its functions are planned on (for a GPU session, the GPU device, which
   // places what it cannot run on the CPU).
-  const executor::Device& device() const { return device_; }
+  const executor::Device& device() const { return compile_.device; }
+  // Nonzero when the session's concrete functions are its own (compile_context.h).
+  uint64_t cache_owner() const { return compile_.owner; }
 
   // Adds `def` to the graph if `expected_version` is the current version (ABORTED
   // otherwise); all or nothing. Its library joins the session's functions, which
@@ -105,23 +109,16 @@ class Session {
   }
 
  private:
-  struct Compiled {
-    // With passes: the optimised copy of the pruned graph the plan runs (the plan
-    // points into it); null without passes (the plan runs the session's graph).
-    FunctionRef function;
-    std::unique_ptr<const executor::Plan> plan;
-    mutable RunCost cost;
-  };
-  // The plan for `sig`, compiling it on a miss (NotQuick instead with `quick_us` > 0).
-  // `compile_us` gets the time spent.
+  using Compiled = compiler::CompiledFunction;
+  // The concrete function for `sig`, compiling it on a miss (NotQuick instead with
+  // `quick_us` > 0). `compile_us` gets the time spent.
   StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us,
                                                     int64_t quick_us = 0);
   StatusOr<RunResult> Execute(const Compiled& compiled, std::vector<Tensor> feeds,
                               const CancellationToken& token);
 
   const std::string handle_;
-  const executor::Device& device_;
-  const compiler::passes::Pipeline* const passes_;
+  const CompileContext compile_;
   VariableStore variables_;
   SourceModules modules_;
   GraphFunctions graphs_;
@@ -132,7 +129,8 @@ class Session {
   compiler::FunctionLibrary functions_ ABSL_GUARDED_BY(mu_);
   size_t function_nodes_ ABSL_GUARDED_BY(mu_) = 0;  // counted against kMaxGraphNodes
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
-  absl::flat_hash_map<RunSignature, std::shared_ptr<const Compiled>> plans_ ABSL_GUARDED_BY(mu_);
+  // The graph's content: every extension, in order (what run signatures are keyed on).
+  Fingerprint graph_content_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<int64_t, std::shared_ptr<const Compiled>> callables_ ABSL_GUARDED_BY(mu_);
   int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
 };

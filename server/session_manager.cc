@@ -15,13 +15,21 @@ Status NotFound(absl::string_view handle) {
 }  // namespace
 
 SessionManager::SessionManager(SessionLimits limits, const executor::Device& device,
-                               const compiler::passes::Pipeline* passes, GpuSetup gpu)
-    : limits_(limits), device_(device), passes_(passes), gpu_(std::move(gpu)) {}
+                               const compiler::passes::Pipeline* passes, GpuSetup gpu,
+                               compiler::FunctionCacheOptions cache)
+    : limits_(limits),
+      device_(device),
+      gpu_(std::move(gpu)),
+      cache_(cache),
+      cpu_target_(MakeCompileTarget(device.info().name, device, passes)),
+      gpu_target_(gpu_.device != nullptr ? MakeCompileTarget(gpu_.device->info().name, *gpu_.device, gpu_.passes)
+                                         : compiler::CompileTarget{}) {}
 
 void SessionManager::Release(std::vector<std::shared_ptr<Session>> sessions) const {
   std::vector<std::string> gpu_handles;
   for (const auto& s : sessions) {
     if (gpu_.device != nullptr && &s->device() == gpu_.device) gpu_handles.push_back(s->handle());
+    cache_.EraseOwner(s->cache_owner());  // its own concrete functions (and their device memory)
   }
   sessions.clear();  // the last reference unless a call is still running
   if (!gpu_.release_memory) return;
@@ -43,7 +51,8 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
                                                           absl::string_view device) {
   std::string type = absl::AsciiStrToUpper(device);
   const executor::Device* chosen = &device_;
-  const compiler::passes::Pipeline* passes = passes_;
+  const compiler::CompileTarget* target = &cpu_target_;
+  uint64_t owner = 0;
   if (!type.empty() && type != device_.info().device_type) {
     if (type != "GPU") return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
     if (gpu_.probe.devices.empty()) {
@@ -54,7 +63,10 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
                                                      " but cannot use it: ", gpu_.unusable, "; use device=\"cpu\""));
     }
     chosen = gpu_.device;
-    passes = gpu_.passes;
+    target = &gpu_target_;
+    // GPU memory is accounted per session and goes back when it closes: its concrete
+    // functions are its own.
+    owner = next_owner_.fetch_add(1);
   }
   {
     absl::MutexLock lock(&mu_);
@@ -64,7 +76,8 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
           limits_.max_sessions, "); close one or retry later"));
     }
   }
-  auto session = std::make_shared<Session>(NewHandle(), *chosen, passes);
+  auto session = std::make_shared<Session>(
+      NewHandle(), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner});
   RETURN_IF_ERROR(session->Extend(initial, 0).status());
   absl::MutexLock lock(&mu_);
   if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {

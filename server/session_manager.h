@@ -3,6 +3,7 @@
 #ifndef GRAPHD_SERVER_SESSION_MANAGER_H_
 #define GRAPHD_SERVER_SESSION_MANAGER_H_
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -13,6 +14,7 @@
 #include "absl/synchronization/mutex.h"
 #include "executor/gpu/gpu_device.h"
 #include "executor/gpu/gpu_probe.h"
+#include "server/compile_context.h"
 #include "server/session.h"
 
 namespace graphd::server {
@@ -42,8 +44,10 @@ class SessionManager {
  public:
   // `device`, `passes` (for sessions' traced functions; may be null) and the GPU
   // setup's device and passes must outlive the manager.
+  // `cache` bounds the function cache every session compiles into.
   SessionManager(SessionLimits limits, const executor::Device& device,
-                 const compiler::passes::Pipeline* passes = nullptr, GpuSetup gpu = {});
+                 const compiler::passes::Pipeline* passes = nullptr, GpuSetup gpu = {},
+                 compiler::FunctionCacheOptions cache = {});
 
   // Opens a session holding `initial` (version 1, or 0 when empty) on the device type
   // `device` ("" or "cpu", or "gpu": FAILED_PRECONDITION "no GPU device" with the
@@ -56,6 +60,8 @@ class SessionManager {
   // Closes sessions idle longer than the timeout at `now`; returns how many.
   int ExpireIdle(Session::Clock::time_point now);
   int size() const;
+  // The server's function cache (shared by every session).
+  compiler::FunctionCacheStats function_cache_stats() const { return cache_.stats(); }
   const executor::gpu::GpuProbe& gpus() const { return gpu_.probe; }
   // The GPU device's memory (zeros without one).
   executor::gpu::GpuMemoryStats gpu_memory() const {
@@ -67,11 +73,14 @@ class SessionManager {
 
   const SessionLimits limits_;
   const executor::Device& device_;
-  const compiler::passes::Pipeline* const passes_;
   // Drops `sessions` (outside the lock) and returns GPU memory if one was a GPU session.
   void Release(std::vector<std::shared_ptr<Session>> sessions) const;
 
   const GpuSetup gpu_;
+  mutable compiler::FunctionCache cache_;
+  const compiler::CompileTarget cpu_target_;
+  const compiler::CompileTarget gpu_target_;  // planner unusable without gpu_.device
+  mutable std::atomic<uint64_t> next_owner_{1};
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Session>> sessions_ ABSL_GUARDED_BY(mu_);
 };

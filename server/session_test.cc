@@ -16,9 +16,18 @@ namespace {
 
 using ::testing::HasSubstr;
 
+// A compile context on the CPU without passes, over one cache for the test binary.
+CompileContext Compile();
+
 const executor::Device& Device() {
   static const executor::cpu::CpuDevice* device = new executor::cpu::CpuDevice();
   return *device;
+}
+
+CompileContext Compile() {
+  static const compiler::CompileTarget* target = new compiler::CompileTarget(MakeCompileTarget("cpu", Device(), nullptr));
+  static compiler::FunctionCache* cache = new compiler::FunctionCache();
+  return CompileContext{.device = Device(), .target = *target, .cache = *cache};
 }
 
 NodeDef Placeholder(const std::string& name) {
@@ -63,7 +72,7 @@ class SessionTest : public ::testing::Test {
   StatusOr<RunResult> Run(const RunSignature& sig, std::vector<Tensor> feeds = {}) {
     return session_.Run(sig, std::move(feeds), token_);
   }
-  Session session_{"s1", Device()};
+  Session session_{"s1", Compile()};
   CancellationToken token_;
 };
 
@@ -205,7 +214,7 @@ TEST_F(SessionTest, QuickRunsOnlyCachedPlansKnownToBeQuick) {
 }
 
 TEST(QuickRunTest, RunCostAndNotQuickMarker) {
-  RunCost cost;
+  compiler::RunCost cost;
   EXPECT_FALSE(cost.Within(1000000));  // never ran
   cost.Record(500);
   EXPECT_TRUE(cost.Within(500));
@@ -228,7 +237,7 @@ TEST_F(SessionTest, VariablesPersistAcrossRunsAndAreIsolatedBetweenSessions) {
   ASSERT_TRUE(read.ok());
   EXPECT_EQ(Values(read->fetches[0]), (std::vector<float>{3}));
 
-  Session other("s2", Device());
+  Session other("s2", Compile());
   ASSERT_TRUE(other.Extend(BaseGraph(), 0).ok());
   auto uninit = other.Run({.fetches = {"counter"}}, {}, token_);
   ASSERT_FALSE(uninit.ok());

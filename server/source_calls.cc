@@ -2,6 +2,7 @@
 // cached concrete function (tracing and planning it on a miss), then its plan run.
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/cache/compile.h"
 #include "compiler/passes/prune.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/repr.h"
@@ -24,23 +25,96 @@ int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Splits call arguments into the trace's view (tensors as TensorSpecs), the feeds,
-// and the signature text that keys the cache.
-struct Prepared {
-  compiler::tracer::TraceArgs trace;
-  std::vector<Tensor> feeds;
-  std::string signature;
-};
+// A call's arguments as the cache sees them, added to `key` without allocating for
+// tensors and Python scalars, strings and containers of these. Top-level eager
+// tensors are keyed by dtype and shape (they are fed); anything else by value (a
+// tensor inside a container is traced as a constant, so its value is part of the key).
+void AddArg(const Value& v, compiler::SignatureKey& key, bool top_level) {
+  switch (v.kind()) {
+    case K::kNone:
+      key.AddNone();
+      return;
+    case K::kBool:
+      key.AddBool(v.as_bool());
+      return;
+    case K::kInt:
+      key.AddInt(v.as_int());
+      return;
+    case K::kFloat:
+      key.AddFloat(v.as_float());
+      return;
+    case K::kStr:
+      key.AddStr(v.as_str());
+      return;
+    case K::kTuple:
+    case K::kList: {
+      const std::vector<Value>& items = v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items;
+      key.OpenContainer(v.is(K::kTuple) ? compiler::SignatureKey::kTuple : compiler::SignatureKey::kList,
+                        static_cast<uint32_t>(items.size()));
+      for (const Value& e : items) AddArg(e, key, false);
+      return;
+    }
+    case K::kDict: {
+      const auto& items = v.as_dict()->items;
+      key.OpenContainer(compiler::SignatureKey::kDict, static_cast<uint32_t>(items.size()));
+      for (const auto& [k, e] : items) {
+        AddArg(k, key, false);
+        AddArg(e, key, false);
+      }
+      return;
+    }
+    case K::kTensor:
+      if (top_level && !v.as_tensor()->symbolic()) {
+        const Tensor& t = *v.as_tensor()->value;
+        key.AddTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  key.AddRaw(v.TypeName() + ":" + compiler::tracer::PyRepr(v));
+}
 
-Value Prepare(const Value& v, Prepared& p, std::vector<std::string>& sig) {
+// The trace's view of an argument: a top-level eager tensor becomes a TensorSpec (and
+// a feed), anything else is itself.
+Value TraceArg(const Value& v, std::vector<Tensor>& feeds) {
   if (v.is(K::kTensor) && !v.as_tensor()->symbolic()) {
     const Tensor& t = *v.as_tensor()->value;
-    p.feeds.push_back(t);
-    sig.push_back(absl::StrCat(DTypeName(t.dtype()), t.shape().ToString()));
+    feeds.push_back(t);
     return Value::Obj(std::make_shared<compiler::tracer::TensorSpecObj>(PartialShape(t.shape()), t.dtype(), ""));
   }
-  sig.push_back(v.TypeName() + ":" + compiler::tracer::PyRepr(v));
   return v;
+}
+
+// The feeds of a call: its top-level eager tensors, in order.
+void AddFeed(const Value& v, std::vector<Tensor>& feeds) {
+  if (v.is(K::kTensor) && !v.as_tensor()->symbolic()) feeds.push_back(*v.as_tensor()->value);
+}
+
+// `args` with the tensor specs' shapes replaced by `shapes`, in order (a generalised
+// signature).
+void Reshape(compiler::tracer::TraceArgs& args, const std::vector<PartialShape>& shapes) {
+  size_t next = 0;
+  auto reshape = [&](Value& v) {
+    auto spec = v.object_as<compiler::tracer::TensorSpecObj>();
+    if (spec == nullptr || next >= shapes.size()) return;
+    v = Value::Obj(std::make_shared<compiler::tracer::TensorSpecObj>(shapes[next++], spec->dtype, spec->name));
+  };
+  for (Value& v : args.args) reshape(v);
+  for (auto& [k, v] : args.kwargs) reshape(v);
+}
+
+// What the source front end keeps with a concrete function.
+struct SourceFunction : compiler::FrontEndData {
+  compiler::tracer::ConcreteFunction function;
+  // The first trace when it created variables (it owns the init plan's nodes).
+  compiler::tracer::ConcreteFunction first_trace;
+  std::string trace_stdout;  // what print() wrote while tracing
+};
+
+const SourceFunction& SourceOf(const compiler::CompiledFunction& c) {
+  return static_cast<const SourceFunction&>(*c.front_end);
 }
 
 Value Fill(const Value& v, const std::vector<Tensor>& results) {
@@ -103,104 +177,137 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
                                            bool trace_only, int64_t quick_us) {
   if (quick_us > 0 && trace_only) return NotQuick();
   const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
-  const std::string& function = info.name;
-  Prepared p;
-  std::vector<std::string> sig;
+  std::vector<Tensor> feeds;
+  // The key is built into this thread's reused buffer: no allocation once it has grown.
+  thread_local compiler::SignatureKey key;
+  key.Clear();
   // The signature every call must match, if any (no copy: a cache hit stays cheap).
   const bool is_concrete = !concrete.empty();
-  const std::vector<Value>* pinned =
-      is_concrete ? &concrete : (info.input_signature ? &*info.input_signature : nullptr);
+  const std::vector<Value>* pinned = is_concrete ? &concrete : info.input_signature;
   if (pinned) {
     // One trace for every call the signature accepts: input_signature (ValueError on
     // a mismatch) or a concrete function (InvalidArgument).
-    for (auto& [k, v] : kwargs) {  // keywords by parameter position
-      auto it = std::find(info.params.begin(), info.params.end(), k);
-      size_t i = it - info.params.begin();
-      if (it == info.params.end() || i < args.size()) {
-        return errors::InvalidArgument("unexpected keyword argument '" + k + "' for " + function);
+    if (!kwargs.empty()) {
+      const std::vector<std::string> params = compiler::tracer::ModuleRuntime::ParamNames(fn);
+      for (auto& [k, v] : kwargs) {  // keywords by parameter position
+        auto it = std::find(params.begin(), params.end(), k);
+        size_t i = it - params.begin();
+        if (it == params.end() || i < args.size()) {
+          return errors::InvalidArgument(absl::StrCat("unexpected keyword argument '", k, "' for ", info.name));
+        }
+        if (args.size() <= i) args.resize(i + 1);
+        args[i] = v;
       }
-      if (args.size() <= i) args.resize(i + 1);
-      args[i] = v;
+      kwargs.clear();
     }
-    kwargs.clear();
     if (!trace_only) {
       auto matched = MatchSignature(*pinned, std::move(args), {});
       if (!matched.ok() && is_concrete) {
-        return errors::InvalidArgument(absl::StrCat("the concrete function ", function, " cannot take these arguments: ",
-                                                    matched.status().message()));
+        return errors::InvalidArgument(absl::StrCat("the concrete function ", info.name,
+                                                    " cannot take these arguments: ", matched.status().message()));
       }
       ASSIGN_OR_RETURN(args, std::move(matched));
-      for (const Value& a : args) p.feeds.push_back(*a.as_tensor()->value);
+      for (const Value& a : args) feeds.push_back(*a.as_tensor()->value);
     }
+    key.AddName(is_concrete ? "concrete" : "input_signature");
     for (const Value& spec : *pinned) {
-      p.trace.args.push_back(spec);
-      sig.push_back(compiler::tracer::PyRepr(spec));
+      auto s = spec.object_as<compiler::tracer::TensorSpecObj>();
+      key.AddTensor(s->dtype, s->shape);
+      key.AddStr(s->name);
     }
-    sig.insert(sig.begin(), is_concrete ? "concrete" : "input_signature");
     args.clear();
+  } else {
+    for (const Value& a : args) {
+      AddArg(a, key, true);
+      AddFeed(a, feeds);
+    }
+    for (const auto& [k, v] : kwargs) {
+      key.AddName(k);
+      AddArg(v, key, true);
+      AddFeed(v, feeds);
+    }
   }
-  for (const Value& a : args) p.trace.args.push_back(Prepare(a, p, sig));
-  for (const auto& [k, v] : kwargs) {
-    std::vector<std::string> one;
-    p.trace.kwargs.emplace_back(k, Prepare(v, p, one));
-    sig.push_back(k + "=" + one[0]);
-  }
-  p.signature = "(" + absl::StrJoin(sig, ", ") + ")";
+  const Fingerprint content = Fingerprinter(module.content).AddInt(reinterpret_cast<intptr_t>(info.key)).Finish();
 
   CallResult result;
-  std::shared_ptr<const Compiled> compiled;
   const bool reduce = info.reduce_retracing && pinned == nullptr;
+  std::shared_ptr<const Compiled> compiled = compile_.cache.Lookup(content, key.bytes());
   FunctionState* state;
+  compiler::SignatureKey trace_key;  // what a miss traces (generalised, with reduce_retracing)
   {
     absl::MutexLock lock(&mu_);
     state = &module.functions[info.key];  // std::map: the address stays valid
-    compiled = Lookup(*state, p.signature, p.trace, reduce);
     result.tracing_count = state->tracing_count;
+    if (compiled == nullptr && reduce) {
+      // A generalised trace of this session's that serves the call, else (on a miss)
+      // the signature generalised against the latest trace.
+      for (auto it = state->used.rbegin(); it != state->used.rend() && compiled == nullptr; ++it) {
+        if (compiler::SignatureKey::Accepts(it->first, key)) compiled = compile_.cache.Lookup(content, it->first.bytes());
+      }
+      if (compiled == nullptr && !state->used.empty()) {
+        if (auto general = compiler::SignatureKey::Generalize(state->used.back().first, key)) trace_key = *general;
+      }
+    }
   }
   if (compiled == nullptr) {
     if (quick_us > 0) return NotQuick();  // tracing is never quick
-    // One trace at a time per module (it runs the module's Python code); the cache
-    // lock is free meanwhile. A call that waited here finds the trace it waited for.
-    absl::MutexLock trace_lock(module.trace_mu.get());
-    compiler::tracer::TraceArgs trace_args = p.trace;
-    std::string key = p.signature;
-    bool first;
-    {
-      absl::MutexLock lock(&mu_);
-      compiled = Lookup(*state, p.signature, p.trace, reduce);
-      // reduce_retracing: a shape miss traces the signature generalised against the
-      // last trace, so every later shape of that kind reuses it.
-      if (compiled == nullptr && reduce && !state->traces.empty()) {
-        if (auto general = compiler::tracer::GeneralizeSignature(state->traces.back(), p.trace)) {
-          trace_args = std::move(*general);
-          key = compiler::tracer::SignatureText(trace_args);
-        }
-      }
-      first = state->tracing_count == 0;
-      result.tracing_count = state->tracing_count;
+    if (trace_key.empty()) trace_key = key;
+    compiler::tracer::TraceArgs trace_args;
+    if (pinned) {
+      trace_args.args = *pinned;
+    } else {
+      std::vector<Tensor> unused;
+      for (const Value& a : args) trace_args.args.push_back(TraceArg(a, unused));
+      for (const auto& [k, v] : kwargs) trace_args.kwargs.emplace_back(k, TraceArg(v, unused));
+      if (trace_key.bytes() != key.bytes()) Reshape(trace_args, trace_key.TensorShapes());
     }
-    if (compiled == nullptr) {
-      auto start = std::chrono::steady_clock::now();
-      int traces = 0;
-      auto fresh = Compile(module, fn, first, trace_args, token, &result.stdout_text, &traces);
-      absl::MutexLock lock(&mu_);
-      state->tracing_count += traces;  // a trace that succeeded counts even if planning failed
-      result.tracing_count = state->tracing_count;
-      RETURN_IF_ERROR(fresh.status());
-      state->by_signature.emplace(key, *fresh);
-      if (reduce) {
-        state->traces.push_back(trace_args);
-        state->generalized.emplace_back(std::move(trace_args), *fresh);
-        if (key != p.signature) state->generalized_hits.emplace(p.signature, *fresh);
+    bool traced = false;
+    int traces = 0;
+    // One trace at a time per module (it runs the module's Python code); the session
+    // lock is free meanwhile. A call that waited finds the trace it waited for.
+    auto fresh = compile_.GetOrCompile(content, trace_key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
+      absl::MutexLock trace_lock(module.trace_mu.get());
+      bool first;
+      {
+        absl::MutexLock lock(&mu_);
+        first = state->tracing_count == 0;
       }
-      compiled = *std::move(fresh);
-      result.compile_us = MicrosSince(start);
+      auto made = Compile(module, fn, first, trace_args, token, &traces);
+      if (made.ok()) {
+        std::string text = pinned ? "" : compiler::tracer::SignatureText(trace_args);
+        if (pinned) {
+          std::vector<std::string> parts = {is_concrete ? "concrete" : "input_signature"};
+          for (const Value& spec : *pinned) parts.push_back(compiler::tracer::PyRepr(spec));
+          text = "(" + absl::StrJoin(parts, ", ") + ")";
+        }
+        (*made)->signature = std::move(text);
+      }
+      return made;
+    }, &traced);
+    absl::MutexLock lock(&mu_);
+    state->tracing_count += traces;  // a trace that succeeded counts even if planning failed
+    result.tracing_count = state->tracing_count;
+    RETURN_IF_ERROR(fresh.status());
+    compiled = *std::move(fresh);
+    bool seen = false;
+    for (const auto& [k, used] : state->used) seen = seen || k.bytes() == trace_key.bytes();
+    if (!seen) {
+      if (state->used.size() >= 64) state->used.erase(state->used.begin());
+      state->used.emplace_back(trace_key, compiled);
+    }
+    if (traced) {
+      result.compile_us = compiled->compile_us;
+      result.stdout_text = SourceOf(*compiled).trace_stdout;
     }
   }
+  const SourceFunction& source = SourceOf(*compiled);
   if (trace_only) {
-    result.concrete = &compiled->function;
-    result.graph_dot = FunctionToDot(*compiled->function.function, function);
-    result.trace_signature = p.trace;
+    result.concrete = &source.function;
+    result.compiled = compiled;
+    result.graph_dot = FunctionToDot(*compiled->function, info.name);
+    for (const Value& a : args) result.trace_signature.args.push_back(TraceArg(a, feeds));
+    for (const auto& [k, v] : kwargs) result.trace_signature.kwargs.emplace_back(k, TraceArg(v, feeds));
+    if (pinned) result.trace_signature.args = *pinned;
     return result;
   }
   // A plan that ran within the limit has also run its variable initialisers.
@@ -209,50 +316,37 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   OutputSink printed;
   executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};
   if (compiled->init_plan != nullptr) {
-    absl::MutexLock lock(&compiled->init_mu);
-    if (!compiled->initialized) {
-      RETURN_IF_ERROR(executor::Execute(*compiled->init_plan, p.feeds, ctx).status());
-      compiled->initialized = true;
+    bool initialized;
+    {
+      absl::MutexLock lock(&mu_);
+      initialized = state->initialized.contains(compiled->id);
+    }
+    if (!initialized) {  // idempotent: its assignments only fill uninitialised variables
+      RETURN_IF_ERROR(executor::Execute(PlanOf(*compiled->init_plan), feeds, ctx).status());
+      absl::MutexLock lock(&mu_);
+      state->initialized.insert(compiled->id);
     }
   }
-  auto outputs_or = executor::Execute(*compiled->plan, std::move(p.feeds), ctx);
+  auto outputs_or = executor::Execute(PlanOf(*compiled->plan), std::move(feeds), ctx);
   result.execute_us = MicrosSince(start);
   result.stdout_text += printed.TakeStdout();
   result.stderr_text = printed.TakeStderr();
   if (!outputs_or.ok()) return outputs_or.status();
   compiled->cost.Record(result.execute_us);
   std::vector<Tensor>& outputs = *outputs_or;
-  result.output = Fill(compiled->function.output_template, outputs);
+  result.output = Fill(source.function.output_template, outputs);
   return result;
 }
 
-std::shared_ptr<const SourceModules::Compiled> SourceModules::Lookup(FunctionState& state,
-                                                                    const std::string& signature,
-                                                                    const compiler::tracer::TraceArgs& call,
-                                                                    bool reduce) {
-  if (auto it = state.by_signature.find(signature); it != state.by_signature.end()) return it->second;
-  if (auto it = state.generalized_hits.find(signature); it != state.generalized_hits.end()) return it->second;
-  return reduce ? FindGeneralized(state, call, signature) : nullptr;
-}
-
-std::shared_ptr<const SourceModules::Compiled> SourceModules::FindGeneralized(
-    FunctionState& state, const compiler::tracer::TraceArgs& call, const std::string& signature) {
-  for (const auto& [args, compiled] : state.generalized) {
-    if (compiler::tracer::SignatureAccepts(args, call)) {
-      state.generalized_hits.emplace(signature, compiled);
-      return compiled;
-    }
-  }
-  return nullptr;
-}
-
-StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(
-    Module& module, const Value& function, bool first, const compiler::tracer::TraceArgs& args,
-    const CancellationToken& token, std::string* trace_stdout, int* traces) {
+StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(Module& module, const Value& function,
+                                                                          bool first,
+                                                                          const compiler::tracer::TraceArgs& args,
+                                                                          const CancellationToken& token, int* traces) {
+  auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(compiler::tracer::ConcreteFunction cf, module.runtime->Trace(function, args, &token, first));
   ++*traces;
-  *trace_stdout += cf.trace_stdout;
-  auto compiled = std::make_shared<Compiled>();
+  auto source = std::make_shared<SourceFunction>();
+  source->trace_stdout = cf.trace_stdout;
   // Variables created by this trace: their initialisers become the init plan.
   std::vector<std::string> inits;
   const Graph& graph = *cf.function->graph;
@@ -263,18 +357,24 @@ StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(
       inits.push_back(n->name());
     }
   }
+  std::unique_ptr<const compiler::Executable> init_plan;
   if (!inits.empty()) {
     std::vector<std::string> feeds;
     for (const Node* arg : cf.function->args) feeds.push_back(arg->name() + ":0");
     ASSIGN_OR_RETURN(ExecutionSpec init_spec, compiler::Prune(graph, feeds, {}, inits));
-    ASSIGN_OR_RETURN(compiled->init_plan, executor::Plan::Build(init_spec, device_));
-    compiled->function = std::move(cf);  // keeps the first trace's graph alive
+    ASSIGN_OR_RETURN(init_plan, compiler::PlanOnly(init_spec, compile_.target));
+    source->first_trace = std::move(cf);  // owns the init plan's nodes
     ASSIGN_OR_RETURN(cf, module.runtime->Trace(function, args, &token, /*allow_variable_creation=*/false));
-    *trace_stdout += cf.trace_stdout;
+    source->trace_stdout += cf.trace_stdout;
   }
-  ASSIGN_OR_RETURN(compiled->plan, executor::Plan::Build(SpecForFunction(*cf.function), device_));
-  compiled->first_trace = std::move(compiled->function);
-  compiled->function = std::move(cf);
+  // The tracer ran the passes on each body as it finished it.
+  ASSIGN_OR_RETURN(auto compiled, compiler::Compile(cf.function, "", compile_.target, /*optimized=*/true));
+  compiled->init_plan = std::move(init_plan);
+  compiled->init_function = source->first_trace.function;
+  if (compiled->init_function) compiled->bytes += compiler::ConstantBytes(*compiled->init_function);
+  source->function = std::move(cf);
+  compiled->front_end = std::move(source);
+  compiled->compile_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
   return compiled;
 }
 

@@ -1,5 +1,7 @@
 #include "server/source_modules.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/tracer/concrete_objects.h"
 #include "compiler/tracer/tf_objects.h"
@@ -16,7 +18,7 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
     Runner(SourceModules& owner, Module& module, VariableStore& variables, const CancellationToken& token)
         : owner_(owner), module_(module), variables_(variables), token_(token) {}
     StatusOr<std::vector<Tensor>> Run(const Function& body) override {
-      ASSIGN_OR_RETURN(auto plan, executor::Plan::Build(SpecForFunction(body), owner_.device_));
+      ASSIGN_OR_RETURN(auto plan, executor::Plan::Build(SpecForFunction(body), owner_.compile_.device));
       OutputSink printed;
       auto out = executor::Execute(*plan, {}, {.variables = &variables_, .cancellation = &token_, .output = &printed});
       stdout_text += printed.TakeStdout();
@@ -63,7 +65,11 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
   };
   Module module;
   ASSIGN_OR_RETURN(module.runtime, compiler::tracer::ModuleRuntime::Parse(source, filename));
-  module.runtime->set_passes(passes_);
+  module.runtime->set_passes(compile_.target.passes);
+  // Each load is its own module: its functions close over its own Python state and
+  // variables (named per process), so its traces are keyed apart from every other's.
+  static std::atomic<int64_t> loads{0};
+  module.content = compile_.Content(Fingerprinter().Add("source").Add(filename).Add(source).AddInt(loads.fetch_add(1)));
   Runner runner(*this, module, variables, token);
   RETURN_IF_ERROR(module.runtime->Run(&token, &runner));
   Loaded loaded{.functions = module.runtime->FunctionNames(),
@@ -138,10 +144,12 @@ StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, 
   auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).key);
   if (it != module->functions.end()) {
     d.tracing_count = it->second.tracing_count;
-    for (const auto& [sig, compiled] : it->second.by_signature) {
-      d.signatures.push_back(sig);
-      d.placements.push_back(compiled->plan ? compiled->plan->Placement() : executor::PlacementSummary{});
-      if (with_graphs) d.functions.push_back(compiled->function.function);
+    for (const auto& [key, used] : it->second.used) {
+      auto compiled = used.lock();
+      if (compiled == nullptr) continue;  // evicted from the cache since
+      d.signatures.push_back(compiled->signature);
+      d.placements.push_back(PlanOf(*compiled->plan).Placement());
+      if (with_graphs) d.functions.push_back(compiled->function);
     }
   }
   return d;

@@ -1,9 +1,11 @@
-// A session's loaded source modules and their compiled functions: each (function,
-// input signature) is traced once into a concrete function and planned once; later
-// calls with the same signature only run the plan (the tf.function cache).
+// A session's loaded source modules and their functions: each (function, input
+// signature) is traced once into a concrete function and planned once, in the
+// server's function cache (the tf.function cache); later calls with the same
+// signature only run the plan. A call's signature is a structured key built without
+// allocating (compiler/cache/signature_key.h), so a cache hit builds no strings.
 // Thread-safe. Tracing runs the module's Python code, so a module traces one function
-// at a time (its trace lock); the cache's own lock is held only to look up and to
-// insert, never while tracing, so cache hits, runs and other modules' traces go on
+// at a time (its trace lock); the session's lock is held only to look up and to
+// record, never while tracing, so cache hits, runs and other modules' traces go on
 // while a function traces, and calls that miss on the signature being traced wait
 // for that trace instead of tracing it again.
 #ifndef GRAPHD_SERVER_SOURCE_MODULES_H_
@@ -20,6 +22,9 @@
 #include "compiler/tracer/module.h"
 #include "core/variable_store.h"
 #include "executor/runtime/plan.h"
+#include "absl/container/flat_hash_set.h"
+#include "compiler/cache/signature_key.h"
+#include "server/compile_context.h"
 #include "server/quick_run.h"
 
 namespace graphd::server {
@@ -35,16 +40,17 @@ struct CallResult {
   int64_t execute_us = 0;
   // trace_only calls: the concrete function, the arguments it was traced for, and
   // its graph as Graphviz DOT.
-  const compiler::tracer::ConcreteFunction* concrete = nullptr;  // lives as long as the module
+  const compiler::tracer::ConcreteFunction* concrete = nullptr;  // lives as long as `compiled`
+  std::shared_ptr<const compiler::CompiledFunction> compiled;
   compiler::tracer::TraceArgs trace_signature;
   std::string graph_dot;
 };
 
 class SourceModules {
  public:
-  // `passes` (may be null: none) run on every traced body; it must outlive this.
-  explicit SourceModules(const executor::Device& device, const compiler::passes::Pipeline* passes = nullptr)
-      : device_(device), passes_(passes) {}
+  // What `compile` refers to must outlive this. Its target's passes run on every
+  // traced body.
+  explicit SourceModules(CompileContext compile) : compile_(compile) {}
 
   struct Loaded {
     int64_t module_id;
@@ -78,28 +84,18 @@ class SourceModules {
   StatusOr<Description> Describe(int64_t module_id, const std::string& function, bool with_graphs = false);
 
  private:
-  struct Compiled {
-    compiler::tracer::ConcreteFunction function;
-    std::unique_ptr<const executor::Plan> plan;
-    mutable RunCost cost;  // of `plan`'s latest successful run
-    // Initialisers of variables the function created on its first trace, lifted out
-    // of that trace as TensorFlow does; run once, before the first run.
-    std::unique_ptr<const executor::Plan> init_plan;
-    mutable absl::Mutex init_mu;
-    mutable bool initialized ABSL_GUARDED_BY(init_mu) = false;
-    compiler::tracer::ConcreteFunction first_trace;  // owns init_plan's nodes
-  };
+  using Compiled = compiler::CompiledFunction;
   struct FunctionState {
     int64_t tracing_count = 0;
-    std::map<std::string, std::shared_ptr<const Compiled>> by_signature;
-    // reduce_retracing only: the signatures traced, in order; the traces with the
-    // signatures they serve; and exact call signatures already matched to one.
-    std::vector<compiler::tracer::TraceArgs> traces;
-    std::vector<std::pair<compiler::tracer::TraceArgs, std::shared_ptr<const Compiled>>> generalized;
-    std::map<std::string, std::shared_ptr<const Compiled>> generalized_hits;
+    // The signatures this session traced, oldest first (at most 64): what Describe
+    // lists, and (reduce_retracing) the generalised keys later calls may fit.
+    std::vector<std::pair<compiler::SignatureKey, std::weak_ptr<const Compiled>>> used;
+    // Concrete functions whose variable initialisers ran in this session.
+    absl::flat_hash_set<uint64_t> initialized;
   };
   struct Module {
     std::unique_ptr<compiler::tracer::ModuleRuntime> runtime;
+    Fingerprint content;  // what its functions' cache keys start from
     // The functions the module defined when it was loaded, by name (looked up without
     // touching `runtime`, which a trace may be changing).
     std::map<std::string, Value> by_name;
@@ -114,28 +110,19 @@ class SourceModules {
                               std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                               const CancellationToken& token, const std::vector<Value>& concrete = {},
                               bool trace_only = false, int64_t quick_us = 0);
-  // reduce_retracing: a generalised trace serving `call` (remembered under
-  // `signature`), or null.
-  static std::shared_ptr<const Compiled> FindGeneralized(FunctionState& state, const compiler::tracer::TraceArgs& call,
-                                                         const std::string& signature);
-  // The cached concrete function for `signature` (exact, or a generalised trace that
-  // serves it), or null.
-  static std::shared_ptr<const Compiled> Lookup(FunctionState& state, const std::string& signature,
-                                                const compiler::tracer::TraceArgs& call, bool reduce);
   // Traces `function` (twice when its first trace creates variables: the second
   // trace, where creating variables is an error, is the function). `first`: no trace
   // of it ran before (variables may be created). Called with the module's trace lock.
   // `traces` counts the successful traces.
   StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const Value& function, bool first,
                                               const compiler::tracer::TraceArgs& args, const CancellationToken& token,
-                                              std::string* trace_stdout, int* traces);
+                                              int* traces);
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `module`'s function `name`: from the names bound at load, else (a name bound by
   // later tracing) from the runtime under the trace lock.
   static StatusOr<Value> FunctionNamed(Module& module, const std::string& name);
 
-  const executor::Device& device_;
-  const compiler::passes::Pipeline* const passes_;
+  const CompileContext compile_;
   absl::Mutex mu_;
   std::map<int64_t, Module> modules_ ABSL_GUARDED_BY(mu_);
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;

@@ -20,28 +20,41 @@ FunctionCache::Ref FunctionCache::Lookup(const Fingerprint& content, absl::strin
   return it->second->value;
 }
 
-void FunctionCache::Insert(Key key, Ref value) {
-  if (auto it = index_.find(key); it != index_.end()) {  // made meanwhile by a caller that did not wait
-    stats_.bytes -= it->second->value->bytes;
-    lru_.erase(it->second);
-    index_.erase(it);
-  }
-  stats_.bytes += value->bytes;
-  lru_.push_front(Slot{key, std::move(value)});
-  index_.emplace(std::move(key), lru_.begin());
-  while (lru_.size() > 1 &&
-         (lru_.size() > options_.max_entries || stats_.bytes > options_.max_bytes)) {
-    Slot& victim = lru_.back();
-    stats_.bytes -= victim.value->bytes;
-    index_.erase(KeyView{victim.key.content, victim.key.signature});
-    lru_.pop_back();
-    ++stats_.evictions;
-  }
+void FunctionCache::EraseSlot(std::list<Slot>::iterator it) {
+  stats_.bytes -= it->value->bytes;
+  index_.erase(KeyView{it->key.content, it->key.signature});
+  lru_.erase(it);
   stats_.entries = static_cast<int64_t>(lru_.size());
 }
 
+void FunctionCache::Insert(Key key, Ref value, uint64_t owner) {
+  if (auto it = index_.find(key); it != index_.end()) EraseSlot(it->second);  // made meanwhile
+  stats_.bytes += value->bytes;
+  lru_.push_front(Slot{key, std::move(value), owner});
+  index_.emplace(std::move(key), lru_.begin());
+  stats_.entries = static_cast<int64_t>(lru_.size());
+  while (lru_.size() > 1 && (lru_.size() > options_.max_entries || stats_.bytes > options_.max_bytes)) {
+    EraseSlot(std::prev(lru_.end()));
+    ++stats_.evictions;
+  }
+}
+
+void FunctionCache::EraseOwner(uint64_t owner) {
+  if (owner == 0) return;
+  std::vector<Ref> dropped;  // released after the lock
+  absl::MutexLock lock(&mu_);
+  for (auto it = lru_.begin(); it != lru_.end();) {
+    auto next = std::next(it);
+    if (it->owner == owner) {
+      dropped.push_back(it->value);
+      EraseSlot(it);
+    }
+    it = next;
+  }
+}
+
 StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& content, absl::string_view signature,
-                                                         Producer produce, bool* compiled) {
+                                                         Producer produce, bool* compiled, uint64_t owner) {
   if (compiled != nullptr) *compiled = false;
   for (;;) {
     std::shared_ptr<Flight> flight;
@@ -79,7 +92,7 @@ StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& cont
     {
       absl::MutexLock lock(&mu_);
       flights_.erase(KeyView{content, signature});
-      if (result.ok()) Insert(Key{content, std::string(signature)}, *result);
+      if (result.ok()) Insert(Key{content, std::string(signature)}, *result, owner);
     }
     {
       absl::MutexLock lock(&flight->mu);

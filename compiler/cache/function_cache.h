@@ -65,8 +65,13 @@ class FunctionCache {
   // The function for (content, signature): cached, or made by `produce` (at most one
   // call of `produce` per key at a time across all callers). `*compiled` (may be
   // null) tells whether this call ran `produce`. A failed compile is not cached.
+  // `owner` (nonzero) marks the entry as one session's own (see EraseOwner).
   StatusOr<Ref> GetOrCompile(const Fingerprint& content, absl::string_view signature, Producer produce,
-                             bool* compiled = nullptr);
+                             bool* compiled = nullptr, uint64_t owner = 0);
+
+  // Drops the entries made with `owner` (a session that does not share its functions,
+  // closing: its device memory goes back with it).
+  void EraseOwner(uint64_t owner);
 
   FunctionCacheStats stats() const;
   const FunctionCacheOptions& options() const { return options_; }
@@ -98,6 +103,7 @@ class FunctionCache {
   struct Slot {
     Key key;
     Ref value;
+    uint64_t owner = 0;
   };
   // A compile in progress: its result, set once, then `done` notified.
   struct Flight {
@@ -106,7 +112,8 @@ class FunctionCache {
     StatusOr<Ref> result ABSL_GUARDED_BY(mu) = Ref();
     std::thread::id producer;
   };
-  void Insert(Key key, Ref value) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Insert(Key key, Ref value, uint64_t owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void EraseSlot(std::list<Slot>::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const FunctionCacheOptions options_;
   mutable absl::Mutex mu_;

@@ -70,11 +70,17 @@ StatusOr<Value> ModuleRuntime::FunctionValue(const std::string& name) const {
 }
 
 FunctionInfo ModuleRuntime::Info(const Value& fn) {
-  auto obj = fn.object_as<FunctionObj>();
-  FunctionInfo info{.name = obj->name, .input_signature = obj->input_signature,
-                    .reduce_retracing = obj->reduce_retracing, .key = obj.get()};
-  for (const auto& a : obj->params->args) info.params.push_back(a.name);
-  return info;
+  const auto* obj = static_cast<const FunctionObj*>(fn.as_object().get());
+  return FunctionInfo{.name = obj->name,
+                      .input_signature = obj->input_signature ? &*obj->input_signature : nullptr,
+                      .reduce_retracing = obj->reduce_retracing,
+                      .key = obj};
+}
+
+std::vector<std::string> ModuleRuntime::ParamNames(const Value& fn) {
+  std::vector<std::string> names;
+  for (const auto& a : fn.object_as<FunctionObj>()->params->args) names.push_back(a.name);
+  return names;
 }
 
 StatusOr<ConcreteFunction> ModuleRuntime::Trace(const Value& fn, const TraceArgs& args,

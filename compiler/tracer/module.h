@@ -14,12 +14,12 @@
 
 namespace graphd::compiler::tracer {
 
-// What the function cache needs to know of a module function.
+// What the function cache needs to know of a module function: a view of the
+// function object (valid while it lives), made without allocating.
 struct FunctionInfo {
-  std::string name;
-  std::vector<std::string> params;  // positional parameter names
-  // The input_signature (TensorSpecObj values), if it has one.
-  std::optional<std::vector<Value>> input_signature;
+  const std::string& name;
+  // The input_signature (TensorSpecObj values), or null.
+  const std::vector<Value>* input_signature = nullptr;
   bool reduce_retracing = false;
   // The function object's identity: the same for every name it is bound to, stable
   // while the module lives.
@@ -52,6 +52,8 @@ class ModuleRuntime {
   StatusOr<Value> FunctionValue(const std::string& name) const;
   // `fn` must be a function value (FunctionValue, or one the module's code passed).
   static FunctionInfo Info(const Value& fn);
+  // `fn`'s positional parameter names.
+  static std::vector<std::string> ParamNames(const Value& fn);
 
   // Traces `fn` for `args`. `token` bounds the trace (the interpreter's previous token
   // is restored after).
