@@ -1,5 +1,7 @@
 #include "core/variable_store.h"
 
+#include <random>
+
 namespace graphd {
 namespace {
 Status Uninitialized(absl::string_view name) {
@@ -50,6 +52,19 @@ StatusOr<Tensor> VariableStore::Update(absl::string_view name,
 int VariableStore::size() const {
   absl::MutexLock lock(&mu_);
   return static_cast<int>(slots_.size());
+}
+
+uint64_t VariableStore::TakeRandomBlocks(uint64_t stream, uint64_t blocks) {
+  absl::MutexLock lock(&mu_);
+  uint64_t& next = random_next_[stream];
+  const uint64_t first = next;
+  next += blocks;
+  return first;
+}
+
+uint64_t VariableStore::NewRandomSalt() {
+  std::random_device device;
+  return (uint64_t{device()} << 32) | device();
 }
 
 }  // namespace graphd

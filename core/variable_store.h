@@ -1,5 +1,7 @@
 // A session's variables, by name. Values are immutable Tensors: an assignment installs
-// a new tensor, so a reader's snapshot never changes under it.
+// a new tensor, so a reader's snapshot never changes under it. It also holds the
+// session's other run state that kernels shared by sessions must not keep themselves:
+// the positions of stateful random streams.
 // Thread safety: all methods are safe from many threads. Update() serialises
 // read-modify-write on one variable; different variables proceed in parallel.
 #ifndef GRAPHD_CORE_VARIABLE_STORE_H_
@@ -27,6 +29,15 @@ class VariableStore {
                           const std::function<StatusOr<Tensor>(const Tensor&)>& fn);
   int size() const;
 
+  // Stateful random ops (one concrete function may serve many sessions, so each
+  // session draws its own stream): reserves `blocks` blocks of stream `stream` (a
+  // kernel's id, never reused in the process) and returns the first; each session's
+  // stream starts at 0.
+  uint64_t TakeRandomBlocks(uint64_t stream, uint64_t blocks);
+  // Per session (random at creation): mixed into the key of unseeded random ops, so
+  // sessions sharing a function do not draw the same numbers.
+  uint64_t random_salt() const { return random_salt_; }
+
  private:
   struct Slot {
     mutable absl::Mutex mu;
@@ -37,6 +48,9 @@ class VariableStore {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::unique_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, uint64_t> random_next_ ABSL_GUARDED_BY(mu_);
+  const uint64_t random_salt_ = NewRandomSalt();
+  static uint64_t NewRandomSalt();
 };
 
 }  // namespace graphd

@@ -21,8 +21,6 @@ namespace {
 using compiler::onnx_import::OnnxModel;
 using compiler::onnx_import::ValueInfo;
 
-// Bound on the signatures a session remembers per graph (the oldest go first).
-constexpr size_t kMaxRemembered = 64;
 // Bound on the graphs one session may hold.
 constexpr size_t kMaxGraphs = 256;
 
@@ -214,15 +212,6 @@ Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<Va
   return absl::OkStatus();
 }
 
-void GraphFunctions::Remember(Entry& entry, const compiler::SignatureKey& key,
-                              const std::shared_ptr<const Compiled>& compiled) {
-  for (const auto& [k, used] : entry.used) {
-    if (k.bytes() == key.bytes()) return;
-  }
-  if (entry.used.size() >= kMaxRemembered) entry.used.erase(entry.used.begin());
-  entry.used.emplace_back(key, compiled);
-}
-
 StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup(
     const std::string& name, const std::vector<GraphValue>& inputs, int64_t quick_us, int64_t* compile_us,
     std::shared_ptr<const OnnxModel>* model) {
@@ -242,32 +231,30 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
   ASSIGN_OR_RETURN(std::vector<PartialShape> shapes, InputShapes(*entry, inputs));
   compiler::SignatureKey key;
   BuildKey(entry->inputs, shapes, values_key, key);
-  if (auto hit = compile_.cache.Lookup(entry->content, key.bytes())) return hit;
+  std::shared_ptr<const Compiled> compiled = compile_.cache.Lookup(entry->content, key.bytes());
   // reduce_retracing: a generalised build this session made that fits the call, and
   // otherwise a build generalised against the latest one.
   compiler::SignatureKey build_key = key;
-  if (entry->reduce_retracing) {
+  if (compiled == nullptr && entry->reduce_retracing) {
     absl::MutexLock lock(&mu_);
-    for (auto it = entry->used.rbegin(); it != entry->used.rend(); ++it) {
-      if (!compiler::SignatureKey::Accepts(it->first, key)) continue;
-      if (auto hit = compile_.cache.Lookup(entry->content, it->first.bytes())) return hit;
-    }
-    if (!entry->used.empty()) {
-      if (auto general = compiler::SignatureKey::Generalize(entry->used.back().first, key)) build_key = *general;
-    }
+    compiled = entry->used.FindAccepting(key, compile_.cache, &build_key);
+    if (compiled == nullptr) build_key = entry->used.Generalized(key);
   }
-  if (quick_us > 0) return std::shared_ptr<const Compiled>();
-  bool built = false;
-  ASSIGN_OR_RETURN(auto compiled, compile_.GetOrCompile(entry->content, build_key.bytes(),
-                                                        [&]() -> StatusOr<std::shared_ptr<Compiled>> {
-    std::vector<PartialShape> build_shapes = build_key.TensorShapes();
-    ASSIGN_OR_RETURN(FunctionRef function, Build(*entry, name, build_shapes, values));
-    return compiler::Compile(std::move(function), ReadableSignature(entry->inputs, build_shapes, values),
-                             compile_.target, /*optimized=*/true);
-  }, &built));
-  if (built) *compile_us = compiled->compile_us;
+  if (compiled == nullptr) {
+    if (quick_us > 0) return std::shared_ptr<const Compiled>();
+    bool built = false;
+    ASSIGN_OR_RETURN(compiled, compile_.GetOrCompile(entry->content, build_key.bytes(),
+                                                     [&]() -> StatusOr<std::shared_ptr<Compiled>> {
+      std::vector<PartialShape> build_shapes = build_key.TensorShapes();
+      ASSIGN_OR_RETURN(FunctionRef function, Build(*entry, name, build_shapes, values));
+      return compiler::Compile(std::move(function), ReadableSignature(entry->inputs, build_shapes, values),
+                               compile_.target, /*optimized=*/true);
+    }, &built));
+    if (built) *compile_us = compiled->compile_us;
+  }
   absl::MutexLock lock(&mu_);
-  Remember(*entry, build_key, compiled);
+  const UsedSignatures::Item* known = entry->used.Find(build_key.bytes());
+  if (known == nullptr || known->function.lock() != compiled) entry->used.Record(entry->content, build_key, compiled);
   return compiled;
 }
 
@@ -318,15 +305,13 @@ StatusOr<GraphFunctions::Description> GraphFunctions::Describe(const std::string
   }
   const Entry& entry = *it->second;
   Description d;
-  for (const auto& [key, used] : entry.used) {
-    // What the cache still holds (an evicted signature is built again on its next call).
-    auto compiled = compile_.cache.Lookup(entry.content, key.bytes());
-    if (compiled == nullptr) compiled = used.lock();
-    if (compiled == nullptr) continue;
+  entry.used.ForEach([&](const UsedSignatures::Item& item) {
+    auto compiled = item.function.lock();
+    if (compiled == nullptr) return;  // evicted from the cache since
     d.signatures.push_back(compiled->signature);
     d.placements.push_back(PlanOf(*compiled->plan).Placement());
     if (with_graphs) d.functions.push_back(compiled->function);
-  }
+  });
   if (d.signatures.empty() && with_graphs && entry.value_inputs.empty()) {
     std::vector<PartialShape> shapes;
     for (const auto& in : entry.inputs) shapes.push_back(in.shape);

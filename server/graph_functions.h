@@ -29,6 +29,7 @@
 #include "compiler/cache/signature_key.h"
 #include "server/compile_context.h"
 #include "server/constant_evaluator.h"
+#include "server/used_signatures.h"
 #include "server/quick_run.h"
 
 namespace graphd::server {
@@ -98,12 +99,8 @@ class GraphFunctions {
     std::vector<compiler::onnx_import::ValueInfo> inputs;  // declared
     std::vector<int> value_inputs;  // inputs whose values specialise a build (ONNX)
     bool reduce_retracing = false;
-    // The signatures this session built or used, oldest first (at most 64): what
-    // Describe lists, and (reduce_retracing) the generalised keys later calls may fit.
-    std::vector<std::pair<compiler::SignatureKey, std::weak_ptr<const Compiled>>> used;
+    UsedSignatures used;  // guarded by mu_
   };
-  // Records `key` -> `compiled` in `entry.used` (once).
-  static void Remember(Entry& entry, const compiler::SignatureKey& key, const std::shared_ptr<const Compiled>& compiled);
   // The concrete function for `inputs` (checked): cached, or built (null with
   // `quick_us` > 0 when it is not cached). `compile_us`: time spent building.
   StatusOr<std::shared_ptr<const Compiled>> Lookup(const std::string& name, const std::vector<GraphValue>& inputs,

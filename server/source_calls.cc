@@ -111,6 +111,7 @@ struct SourceFunction : compiler::FrontEndData {
   // The first trace when it created variables (it owns the init plan's nodes).
   compiler::tracer::ConcreteFunction first_trace;
   std::string trace_stdout;  // what print() wrote while tracing
+  int traces = 1;            // 2 when the first trace created variables
 };
 
 const SourceFunction& SourceOf(const compiler::CompiledFunction& c) {
@@ -227,31 +228,25 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       AddFeed(v, feeds);
     }
   }
-  const Fingerprint content = Fingerprinter(module.content).AddInt(reinterpret_cast<intptr_t>(info.key)).Finish();
-
   CallResult result;
   const bool reduce = info.reduce_retracing && pinned == nullptr;
-  std::shared_ptr<const Compiled> compiled = compile_.cache.Lookup(content, key.bytes());
+  std::shared_ptr<const Compiled> compiled;
   FunctionState* state;
-  compiler::SignatureKey trace_key;  // what a miss traces (generalised, with reduce_retracing)
+  compiler::SignatureKey trace_key;  // reduce_retracing: what a miss traces
   {
     absl::MutexLock lock(&mu_);
     state = &module.functions[info.key];  // std::map: the address stays valid
     result.tracing_count = state->tracing_count;
+    if (const UsedSignatures::Item* traced = state->traces.Find(key.bytes())) {
+      compiled = compile_.cache.Lookup(traced->content, key.bytes());
+    }
     if (compiled == nullptr && reduce) {
-      // A generalised trace of this session's that serves the call, else (on a miss)
-      // the signature generalised against the latest trace.
-      for (auto it = state->used.rbegin(); it != state->used.rend() && compiled == nullptr; ++it) {
-        if (compiler::SignatureKey::Accepts(it->first, key)) compiled = compile_.cache.Lookup(content, it->first.bytes());
-      }
-      if (compiled == nullptr && !state->used.empty()) {
-        if (auto general = compiler::SignatureKey::Generalize(state->used.back().first, key)) trace_key = *general;
-      }
+      compiled = state->traces.FindAccepting(key, compile_.cache, &trace_key);
+      if (compiled == nullptr) trace_key = state->traces.Generalized(key);
     }
   }
   if (compiled == nullptr) {
     if (quick_us > 0) return NotQuick();  // tracing is never quick
-    if (trace_key.empty()) trace_key = key;
     compiler::tracer::TraceArgs trace_args;
     if (pinned) {
       trace_args.args = *pinned;
@@ -259,46 +254,18 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       std::vector<Tensor> unused;
       for (const Value& a : args) trace_args.args.push_back(TraceArg(a, unused));
       for (const auto& [k, v] : kwargs) trace_args.kwargs.emplace_back(k, TraceArg(v, unused));
-      if (trace_key.bytes() != key.bytes()) Reshape(trace_args, trace_key.TensorShapes());
+      if (!trace_key.empty() && trace_key.bytes() != key.bytes()) Reshape(trace_args, trace_key.TensorShapes());
     }
-    bool traced = false;
-    int traces = 0;
-    // One trace at a time per module (it runs the module's Python code); the session
-    // lock is free meanwhile. A call that waited finds the trace it waited for.
-    auto fresh = compile_.GetOrCompile(content, trace_key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
-      absl::MutexLock trace_lock(module.trace_mu.get());
-      bool first;
-      {
-        absl::MutexLock lock(&mu_);
-        first = state->tracing_count == 0;
-      }
-      auto made = Compile(module, fn, first, trace_args, token, &traces);
-      if (made.ok()) {
-        std::string text = pinned ? "" : compiler::tracer::SignatureText(trace_args);
-        if (pinned) {
-          std::vector<std::string> parts = {is_concrete ? "concrete" : "input_signature"};
-          for (const Value& spec : *pinned) parts.push_back(compiler::tracer::PyRepr(spec));
-          text = "(" + absl::StrJoin(parts, ", ") + ")";
-        }
-        (*made)->signature = std::move(text);
-      }
-      return made;
-    }, &traced);
-    absl::MutexLock lock(&mu_);
-    state->tracing_count += traces;  // a trace that succeeded counts even if planning failed
-    result.tracing_count = state->tracing_count;
-    RETURN_IF_ERROR(fresh.status());
-    compiled = *std::move(fresh);
-    bool seen = false;
-    for (const auto& [k, used] : state->used) seen = seen || k.bytes() == trace_key.bytes();
-    if (!seen) {
-      if (state->used.size() >= 64) state->used.erase(state->used.begin());
-      state->used.emplace_back(trace_key, compiled);
+    if (trace_key.empty()) trace_key = key;
+    // How DescribeFunction shows the signature.
+    std::string readable = compiler::tracer::SignatureText(trace_args);
+    if (pinned) {
+      std::vector<std::string> parts = {is_concrete ? "concrete" : "input_signature"};
+      for (const Value& spec : *pinned) parts.push_back(compiler::tracer::PyRepr(spec));
+      readable = "(" + absl::StrJoin(parts, ", ") + ")";
     }
-    if (traced) {
-      result.compile_us = compiled->compile_us;
-      result.stdout_text = SourceOf(*compiled).trace_stdout;
-    }
+    ASSIGN_OR_RETURN(compiled, TraceOrTake(module, fn, *state, key, std::move(trace_key), reduce, trace_args,
+                                           std::move(readable), token, result));
   }
   const SourceFunction& source = SourceOf(*compiled);
   if (trace_only) {
@@ -338,6 +305,75 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   return result;
 }
 
+Status SourceModules::CatchUp(Module& module, const CancellationToken& token) {
+  std::vector<Replay> pending;
+  {
+    absl::MutexLock lock(&mu_);
+    pending.swap(module.pending);
+  }
+  for (const Replay& r : pending) {
+    RETURN_IF_ERROR(module.runtime->Trace(r.fn, r.args, &token, r.first).status());
+    if (r.twice) RETURN_IF_ERROR(module.runtime->Trace(r.fn, r.args, &token, false).status());
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrTake(
+    Module& module, const Value& fn, FunctionState& state, const compiler::SignatureKey& key,
+    compiler::SignatureKey trace_key, bool reduce, const compiler::tracer::TraceArgs& trace_args,
+    std::string readable, const CancellationToken& token, CallResult& result) {
+  const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
+  // One trace at a time per module (it runs the module's Python code); the session
+  // lock is free meanwhile. The key's content is the module's history now, which only
+  // traces change, and they hold this lock.
+  absl::MutexLock trace_lock(module.trace_mu.get());
+  Fingerprint content;
+  bool first;
+  {
+    absl::MutexLock lock(&mu_);
+    // A call that waited here may find the trace it waited for.
+    if (const UsedSignatures::Item* traced = state.traces.Find(key.bytes())) {
+      if (auto hit = compile_.cache.Lookup(traced->content, key.bytes())) return hit;
+    }
+    if (reduce) {
+      compiler::SignatureKey general;
+      if (auto hit = state.traces.FindAccepting(key, compile_.cache, &general)) return hit;
+    }
+    content = Fingerprinter(module.history).AddInt(info.serial).Finish();
+    first = state.tracing_count == 0;
+  }
+  bool traced = false;
+  int traces = 0;
+  auto made = compile_.GetOrCompile(content, trace_key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
+    RETURN_IF_ERROR(CatchUp(module, token));
+    ASSIGN_OR_RETURN(auto compiled, Compile(module, fn, first, trace_args, token, &traces));
+    compiled->signature = std::move(readable);
+    return compiled;
+  }, &traced);
+  absl::MutexLock lock(&mu_);
+  if (traced) {
+    // This module's Python state moved on (a failed trace may have changed it too).
+    module.history = Fingerprinter(content).Add(trace_key.bytes()).Finish();
+    state.tracing_count += traces;  // a trace that succeeded counts even if planning failed
+  }
+  result.tracing_count = state.tracing_count;
+  RETURN_IF_ERROR(made.status());
+  std::shared_ptr<const Compiled> compiled = *std::move(made);
+  const SourceFunction& source = SourceOf(*compiled);
+  if (!traced) {
+    // Another session's trace, at the same history: this session sees it as its own
+    // (the count, what print() wrote), and its module replays it before tracing next.
+    module.history = Fingerprinter(content).Add(trace_key.bytes()).Finish();
+    state.tracing_count += source.traces;
+    result.tracing_count = state.tracing_count;
+    module.pending.push_back(Replay{fn, trace_args, first, source.traces > 1});
+  }
+  state.traces.Record(content, trace_key, compiled);
+  result.compile_us = traced ? compiled->compile_us : 0;
+  result.stdout_text = source.trace_stdout;
+  return compiled;
+}
+
 StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(Module& module, const Value& function,
                                                                           bool first,
                                                                           const compiler::tracer::TraceArgs& args,
@@ -366,6 +402,7 @@ StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(Module
     source->first_trace = std::move(cf);  // owns the init plan's nodes
     ASSIGN_OR_RETURN(cf, module.runtime->Trace(function, args, &token, /*allow_variable_creation=*/false));
     source->trace_stdout += cf.trace_stdout;
+    source->traces = 2;
   }
   // The tracer ran the passes on each body as it finished it.
   ASSIGN_OR_RETURN(auto compiled, compiler::Compile(cf.function, "", compile_.target, /*optimized=*/true));

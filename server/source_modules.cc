@@ -66,10 +66,17 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
   Module module;
   ASSIGN_OR_RETURN(module.runtime, compiler::tracer::ModuleRuntime::Parse(source, filename));
   module.runtime->set_passes(compile_.target.passes);
-  // Each load is its own module: its functions close over its own Python state and
-  // variables (named per process), so its traces are keyed apart from every other's.
-  static std::atomic<int64_t> loads{0};
-  module.content = compile_.Content(Fingerprinter().Add("source").Add(filename).Add(source).AddInt(loads.fetch_add(1)));
+  // The n-th load of this code in this session: the same module, variable names and
+  // (after the same calls) the same Python state in every session, so their traces
+  // can be shared.
+  const Fingerprint code = Fingerprinter().Add("source").Add(filename).Add(source).Finish();
+  int64_t ordinal;
+  {
+    absl::MutexLock lock(&mu_);
+    ordinal = loads_[code]++;
+  }
+  module.history = compile_.Content(Fingerprinter(code).AddInt(ordinal));
+  module.runtime->set_variable_prefix(absl::StrCat(code.ToString().substr(0, 12), ".", ordinal, "/"));
   Runner runner(*this, module, variables, token);
   RETURN_IF_ERROR(module.runtime->Run(&token, &runner));
   Loaded loaded{.functions = module.runtime->FunctionNames(),
@@ -87,6 +94,9 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
 StatusOr<Value> SourceModules::FunctionNamed(Module& module, const std::string& name) {
   if (auto it = module.by_name.find(name); it != module.by_name.end()) return it->second;
   absl::MutexLock trace_lock(module.trace_mu.get());
+  // A name bound by a trace: the module's state must include the traces it took.
+  const CancellationToken unbounded;  // replays are bounded by the interpreter's step limit
+  RETURN_IF_ERROR(CatchUp(module, unbounded));
   return module.runtime->FunctionValue(name);
 }
 
@@ -144,13 +154,13 @@ StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, 
   auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).key);
   if (it != module->functions.end()) {
     d.tracing_count = it->second.tracing_count;
-    for (const auto& [key, used] : it->second.used) {
-      auto compiled = used.lock();
-      if (compiled == nullptr) continue;  // evicted from the cache since
+    it->second.traces.ForEach([&](const UsedSignatures::Item& item) {
+      auto compiled = item.function.lock();
+      if (compiled == nullptr) return;  // evicted from the cache since
       d.signatures.push_back(compiled->signature);
       d.placements.push_back(PlanOf(*compiled->plan).Placement());
       if (with_graphs) d.functions.push_back(compiled->function);
-    }
+    });
   }
   return d;
 }

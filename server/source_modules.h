@@ -26,6 +26,7 @@
 #include "compiler/cache/signature_key.h"
 #include "server/compile_context.h"
 #include "server/quick_run.h"
+#include "server/used_signatures.h"
 
 namespace graphd::server {
 
@@ -86,23 +87,36 @@ class SourceModules {
  private:
   using Compiled = compiler::CompiledFunction;
   struct FunctionState {
+    // Traces this session made or took from the cache, as a tf.function counts them.
     int64_t tracing_count = 0;
-    // The signatures this session traced, oldest first (at most 64): what Describe
-    // lists, and (reduce_retracing) the generalised keys later calls may fit.
-    std::vector<std::pair<compiler::SignatureKey, std::weak_ptr<const Compiled>>> used;
+    UsedSignatures traces;  // by signature key
     // Concrete functions whose variable initialisers ran in this session.
     absl::flat_hash_set<uint64_t> initialized;
   };
+  // A trace another session ran that this module took from the cache instead of
+  // running it: run again (results dropped) before this module's next own trace, so
+  // that its Python state is what that trace left.
+  struct Replay {
+    Value fn;
+    compiler::tracer::TraceArgs args;
+    bool first;   // allowed to create variables
+    bool twice;   // it did (a second trace, where creating them is an error, followed)
+  };
   struct Module {
     std::unique_ptr<compiler::tracer::ModuleRuntime> runtime;
-    Fingerprint content;  // what its functions' cache keys start from
     // The functions the module defined when it was loaded, by name (looked up without
     // touching `runtime`, which a trace may be changing).
     std::map<std::string, Value> by_name;
     // Held while the module's Python code runs for a trace (and for ToCode).
     std::unique_ptr<absl::Mutex> trace_mu = std::make_unique<absl::Mutex>();
+    // What the module's Python state follows from (guarded by mu_): its source and
+    // load, then every trace it ran or took, in order. A trace's cache key starts from
+    // the history it ran at, so sessions share a trace only when their modules were in
+    // the same state.
+    Fingerprint history;
+    std::vector<Replay> pending;  // guarded by mu_
     // By function identity (FunctionInfo::key): every name bound to a function, and
-    // calls from the module's own top-level code, share one cache.
+    // calls from the module's own top-level code, share one record.
     std::map<const void*, FunctionState> functions;
   };
   // Calls function value `fn` of `module` (see Call): the signature, the cache, the run.
@@ -117,14 +131,27 @@ class SourceModules {
   StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const Value& function, bool first,
                                               const compiler::tracer::TraceArgs& args, const CancellationToken& token,
                                               int* traces);
+  // Runs the module's pending replays. Called with its trace lock.
+  Status CatchUp(Module& module, const CancellationToken& token);
+  // The miss path of Invoke: under the module's trace lock, the trace for `key`
+  // (`trace_key` when reduce_retracing generalised it) from the cache or traced now.
+  StatusOr<std::shared_ptr<const Compiled>> TraceOrTake(Module& module, const Value& fn, FunctionState& state,
+                                                        const compiler::SignatureKey& key,
+                                                        compiler::SignatureKey trace_key, bool reduce,
+                                                        const compiler::tracer::TraceArgs& trace_args,
+                                                        std::string readable, const CancellationToken& token,
+                                                        CallResult& result);
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `module`'s function `name`: from the names bound at load, else (a name bound by
   // later tracing) from the runtime under the trace lock.
-  static StatusOr<Value> FunctionNamed(Module& module, const std::string& name);
+  StatusOr<Value> FunctionNamed(Module& module, const std::string& name);
 
   const CompileContext compile_;
   absl::Mutex mu_;
   std::map<int64_t, Module> modules_ ABSL_GUARDED_BY(mu_);
+  // Loads of each (filename, source) so far: the n-th load of the same code is the
+  // same in every session (its variables' names, its traces).
+  absl::flat_hash_map<Fingerprint, int64_t> loads_ ABSL_GUARDED_BY(mu_);
   int64_t next_id_ ABSL_GUARDED_BY(mu_) = 1;
 };
 

@@ -69,6 +69,16 @@ class Interpreter {
   void ResetSteps() { steps_ = 0; }
   TensorHooks* tensor_hooks() const { return hooks_; }
 
+  // The next FunctionObj::serial: function objects are numbered in the order this
+  // interpreter made them.
+  int64_t NextFunctionSerial() { return ++function_serial_; }
+  // The variable store name of a tf.Variable created by this module's code: with a
+  // prefix (the server sets one per loaded module, from its content), "<prefix><base>_<n>"
+  // with n counted per interpreter, so sessions running the same code name their
+  // variables alike; without one, "<base>_<n>" counted per process.
+  std::string NewVariableStoreName(const std::string& base);
+  void set_variable_prefix(std::string prefix) { variable_prefix_ = std::move(prefix); }
+
   // Runs a module's (converted) top-level statements in `globals`.
   Status ExecModule(const ast::Module& module);
 
@@ -131,6 +141,9 @@ class Interpreter {
   std::shared_ptr<ExceptionObj> last_raised_;
   std::string last_raised_text_;  // its Status's class and message
   std::map<std::string, Value> modules_;
+  int64_t function_serial_ = 0;
+  std::string variable_prefix_;
+  int64_t variables_named_ = 0;
 };
 
 }  // namespace graphd::compiler::tracer

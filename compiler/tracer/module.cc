@@ -74,8 +74,11 @@ FunctionInfo ModuleRuntime::Info(const Value& fn) {
   return FunctionInfo{.name = obj->name,
                       .input_signature = obj->input_signature ? &*obj->input_signature : nullptr,
                       .reduce_retracing = obj->reduce_retracing,
-                      .key = obj};
+                      .key = obj,
+                      .serial = obj->serial};
 }
+
+void ModuleRuntime::set_variable_prefix(std::string prefix) { interp_->set_variable_prefix(std::move(prefix)); }
 
 std::vector<std::string> ModuleRuntime::ParamNames(const Value& fn) {
   std::vector<std::string> names;

@@ -24,6 +24,9 @@ struct FunctionInfo {
   // The function object's identity: the same for every name it is bound to, stable
   // while the module lives.
   const void* key = nullptr;
+  // Its FunctionObj::serial: the same identity across sessions that loaded the same
+  // source and traced the same calls in the same order.
+  int64_t serial = 0;
 };
 
 class ModuleRuntime {
@@ -47,6 +50,8 @@ class ModuleRuntime {
   // Passes run on every traced body (null, the default: none). Must outlive the
   // module's traces.
   void set_passes(const passes::Pipeline* passes) { passes_ = passes; }
+  // See Interpreter::NewVariableStoreName. Set before Run.
+  void set_variable_prefix(std::string prefix);
 
   // The function bound to `name` at top level; NotFound when there is none.
   StatusOr<Value> FunctionValue(const std::string& name) const;

@@ -86,6 +86,10 @@ class FunctionObj : public Object {
   StatusOr<Value> GetAttr(Interpreter& interp, const std::string& attr) override;
 
   std::string name;
+  // Its place in the order the module's interpreter made function objects: the same
+  // in every session that loaded the same source and traced the same calls, so the
+  // function cache can key traces on it (Interpreter::NextFunctionSerial).
+  int64_t serial = 0;
   const ast::Arguments* params = nullptr;
   // Exactly one of these: a def's body (converted by AutoGraph) or a lambda's body.
   const ast::Body* body = nullptr;

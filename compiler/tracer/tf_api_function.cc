@@ -39,11 +39,12 @@ StatusOr<FunctionOptions> ParseOptions(Interpreter& in, const CallArgs& call) {
 }
 
 // A tf.function of `fn`: a copy marked as such, so the plain function stays plain.
-StatusOr<Value> Decorate(const Value& fn, const FunctionOptions& options) {
+StatusOr<Value> Decorate(Interpreter& in, const Value& fn, const FunctionOptions& options) {
   auto f = fn.object_as<FunctionObj>();
   if (f == nullptr) return PyError("TypeError", "tf.function decorates a function, got " + fn.TypeName());
   auto copy = std::make_shared<FunctionObj>(*f);
   copy->tf_function = true;
+  copy->serial = in.NextFunctionSerial();
   if (options.input_signature) copy->input_signature = options.input_signature;
   copy->reduce_retracing = copy->reduce_retracing || options.reduce_retracing;
   return Value::Obj(copy);
@@ -51,10 +52,10 @@ StatusOr<Value> Decorate(const Value& fn, const FunctionOptions& options) {
 
 StatusOr<Value> TfFunction(Interpreter& in, CallArgs& call) {
   ASSIGN_OR_RETURN(FunctionOptions options, ParseOptions(in, call));
-  if (!call.args.empty() && !call.args[0].is_none()) return Decorate(call.args[0], options);
-  return Fn("function", [options](Interpreter&, CallArgs& inner) -> StatusOr<Value> {
+  if (!call.args.empty() && !call.args[0].is_none()) return Decorate(in, call.args[0], options);
+  return Fn("function", [options](Interpreter& in, CallArgs& inner) -> StatusOr<Value> {
     if (inner.args.size() != 1) return PyError("TypeError", "tf.function(...) decorates one function");
-    return Decorate(inner.args[0], options);
+    return Decorate(in, inner.args[0], options);
   });
 }
 

@@ -14,11 +14,6 @@ namespace {
 using K = Value::Kind;
 
 // Variables are named uniquely in the process, so modules of one session never clash.
-std::string UniqueStoreName(const std::string& base) {
-  static std::atomic<int64_t> counter{0};
-  return absl::StrCat(base.empty() ? "Variable" : base, "_", counter.fetch_add(1));
-}
-
 AttrMap VarAttrs(const VariableObj& v) {
   return {{"var_name", v.store_name()}, {"dtype", v.dtype()}, {"shape", v.shape()}};
 }
@@ -93,11 +88,18 @@ StatusOr<Value> MakeVariable(Interpreter& interp, CallArgs& call) {
   ASSIGN_OR_RETURN(OutputRef init, t->ToTensor(initial, dtype));
   const TensorType& type = init.node->output(init.index);
   std::string display = name.is(K::kStr) ? name.as_str() : "Variable";
-  auto var = std::make_shared<VariableObj>(UniqueStoreName(display), display, type.dtype, type.shape);
+  auto var = std::make_shared<VariableObj>(interp.NewVariableStoreName(display), display, type.dtype, type.shape);
   AttrMap attrs = {{"var_name", var->store_name()}, {"dtype", type.dtype}, {"shape", type.shape},
                    {"only_if_uninitialized", true}};
   RETURN_IF_ERROR(t->Op("AssignVariableOp", {init}, attrs, "Variable/Assign", /*stateful=*/true).status());
   return Value::Obj(var);
+}
+
+std::string Interpreter::NewVariableStoreName(const std::string& base) {
+  const std::string name = base.empty() ? "Variable" : base;
+  if (!variable_prefix_.empty()) return absl::StrCat(variable_prefix_, name, "_", variables_named_++);
+  static std::atomic<int64_t> counter{0};
+  return absl::StrCat(name, "_", counter.fetch_add(1));
 }
 
 }  // namespace graphd::compiler::tracer

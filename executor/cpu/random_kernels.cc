@@ -23,7 +23,8 @@ class RandomKernel : public OpKernel {
  public:
   RandomKernel(bool normal, bool stateful, Shape shape, IntList seed)
       : normal_(normal), stateful_(stateful), shape_(std::move(shape)) {
-    if (stateful && seed[0] == 0 && seed[1] == 0) {
+    unseeded_ = stateful && seed[0] == 0 && seed[1] == 0;
+    if (unseeded_) {
       std::random_device device;
       seed = {static_cast<int64_t>((uint64_t{device()} << 32) | device()), static_cast<int64_t>(device())};
     }
@@ -38,12 +39,24 @@ class RandomKernel : public OpKernel {
     const bool f32 = out->dtype() == DType::kFloat32;
     const int64_t per_block = f32 ? 4 : 2;  // values one Philox block yields
     const uint64_t blocks = static_cast<uint64_t>((n + per_block - 1) / per_block);
-    const uint64_t first = stateful_ ? next_block_.fetch_add(blocks, std::memory_order_relaxed) : 0;
+    // A stateful op's stream position (and an unseeded one's key) belong to the
+    // session running it: the plan may be shared by many.
+    uint64_t first = 0;
+    PhiloxKey key = key_;
+    if (stateful_ && ctx.variable_store() != nullptr) {
+      first = ctx.variable_store()->TakeRandomBlocks(id_, blocks);
+      if (unseeded_) {
+        const uint64_t salt = ctx.variable_store()->random_salt();
+        key = {key_[0] ^ static_cast<uint32_t>(salt), key_[1] ^ static_cast<uint32_t>(salt >> 32)};
+      }
+    } else if (stateful_) {
+      first = next_block_.fetch_add(blocks, std::memory_order_relaxed);
+    }
     for (int64_t b = 0; b * per_block < n; ++b) {
       if (b % kBlocksPerCheck == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
       const uint64_t ub = first + static_cast<uint64_t>(b);
       PhiloxBlock r = Philox4x32(
-          {static_cast<uint32_t>(ub), static_cast<uint32_t>(ub >> 32), stream_[0], stream_[1]}, key_);
+          {static_cast<uint32_t>(ub), static_cast<uint32_t>(ub >> 32), stream_[0], stream_[1]}, key);
       double u[4];
       if (f32) {
         for (int i = 0; i < 4; ++i) u[i] = Uint32ToFloat(r[i]);
@@ -77,7 +90,14 @@ class RandomKernel : public OpKernel {
   Shape shape_;
   PhiloxKey key_;
   std::array<uint32_t, 2> stream_;
-  std::atomic<uint64_t> next_block_{0};  // stateful: the first block the next run uses
+  bool unseeded_ = false;
+  std::atomic<uint64_t> next_block_{0};  // stateful, run without a session: the next run's first block
+  const uint64_t id_ = NextId();         // names its stream in each session's VariableStore
+
+  static uint64_t NextId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
 };
 
 KernelFactory Factory(bool normal, bool stateful) {

@@ -21,6 +21,15 @@ grpc::ServerUnaryReactor* DiagnosticsServiceImpl::GetServerInfo(
   const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();
   resp->set_gpu_bytes_in_use(gpu.bytes_in_use);
   resp->set_gpu_bytes_cached(gpu.bytes_cached);
+  const compiler::FunctionCacheStats cache = sessions_.function_cache_stats();
+  v1::FunctionCacheStats* out = resp->mutable_function_cache();
+  out->set_hits(cache.hits);
+  out->set_misses(cache.misses);
+  out->set_compiles(cache.compiles);
+  out->set_waits(cache.waits);
+  out->set_evictions(cache.evictions);
+  out->set_entries(cache.entries);
+  out->set_bytes(cache.bytes);
   auto* reactor = ctx->DefaultReactor();
   reactor->Finish(grpc::Status::OK);
   return reactor;

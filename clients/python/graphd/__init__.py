@@ -16,12 +16,12 @@ __version__ = "0.1.0"
 
 from graphd import errors
 from graphd._stats import last_call_stats
-from graphd.client import Client, Device, ServerInfo, connect, health
+from graphd.client import Client, Device, FunctionCacheStats, ServerInfo, connect, health
 from graphd.functions import ConcreteFunction, TensorSpec
 from graphd.v1.dtypes import (bfloat16, bool, float16, float32, float64, int8, int16,  # noqa: A004
                               int32, int64, string, uint8, uint16, uint32, uint64)
 
-__all__ = ["__version__", "errors", "Client", "Device", "ServerInfo", "connect",
+__all__ = ["__version__", "errors", "Client", "Device", "FunctionCacheStats", "ServerInfo", "connect",
            "health", "last_call_stats", "TensorSpec", "ConcreteFunction", "float32", "float64", "float16",
            "bfloat16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
            "bool", "string"]

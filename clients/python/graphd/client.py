@@ -10,7 +10,12 @@ from graphd import _rpc
 Device = collections.namedtuple("Device", ["name", "device_type", "memory_limit",
                                            "description"])
 ServerInfo = collections.namedtuple("ServerInfo", ["version", "active_sessions", "gpu_bytes_in_use",
-                                                 "gpu_bytes_cached"])
+                                                 "gpu_bytes_cached", "function_cache"])
+# The server's function cache (shared by every session): hits, misses, compiles
+# (concrete functions made), waits (misses that joined another caller's compile),
+# evictions, entries and bytes (constants held).
+FunctionCacheStats = collections.namedtuple("FunctionCacheStats", ["hits", "misses", "compiles", "waits",
+                                                                   "evictions", "entries", "bytes"])
 
 
 def devices_from_response(response):
@@ -75,14 +80,17 @@ class Client:
         return self._conn.health(service, timeout)
 
     def server_info(self, timeout=None):
-        """The server's version, number of open sessions and GPU memory (bytes held
-        by live tensors, bytes cached for reuse; 0 without a GPU) as :class:`ServerInfo`."""
+        """The server's version, number of open sessions, GPU memory (bytes held by
+        live tensors, bytes cached for reuse; 0 without a GPU) and function cache
+        counters (:class:`FunctionCacheStats`) as :class:`ServerInfo`."""
         from graphd.v1 import diagnostics_pb2
 
         response = self._conn.call(self._conn.diagnostics_stub.GetServerInfo,
                                    diagnostics_pb2.GetServerInfoRequest(), timeout)
+        c = response.function_cache
+        cache = FunctionCacheStats(c.hits, c.misses, c.compiles, c.waits, c.evictions, c.entries, c.bytes)
         return ServerInfo(response.version, response.active_sessions, response.gpu_bytes_in_use,
-                          response.gpu_bytes_cached)
+                          response.gpu_bytes_cached, cache)
 
     def echo(self, payload=b"", timeout=None):
         """DiagnosticsService.Echo: returns ``payload`` as the server sent it back."""

@@ -151,7 +151,8 @@ class FakeDiagnostics(diagnostics_pb2_grpc.DiagnosticsServiceServicer):
 
     def GetServerInfo(self, request, context):
         return diagnostics_pb2.GetServerInfoResponse(
-            version="fake", active_sessions=len(self._sessions.sessions))
+            version="fake", active_sessions=len(self._sessions.sessions),
+            function_cache=diagnostics_pb2.FunctionCacheStats(hits=3, compiles=2, entries=2, bytes=64))
 
 
 def start():

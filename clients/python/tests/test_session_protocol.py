@@ -36,7 +36,8 @@ def test_connect_client(fake):
         assert client.health("nope") == "SERVICE_UNKNOWN"
         assert client.list_devices() == [graphd.Device("/device:CPU:0", "CPU", 1 << 30,
                                                        "fake")]
-        assert client.server_info() == graphd.ServerInfo("fake", 1, 0, 0)
+        assert client.server_info() == graphd.ServerInfo(
+            "fake", 1, 0, 0, graphd.FunctionCacheStats(3, 0, 2, 0, 0, 2, 64))
         assert client.echo(b"\x00abc") == b"\x00abc"
     assert handle not in service.sessions
     client.close()  # idempotent

@@ -1,0 +1,116 @@
+"""One function cache shared across sessions (issue 14): sessions that load the same
+ONNX model, GraphDef function, TF1 graph or source module compile each signature once
+and share the concrete function (the server's function cache counters show no second
+compile), while what is per session stays per session: variables, and for source
+functions the tracing count and the trace-time print output each session sees."""
+
+import threading
+
+import numpy as np
+
+import graphd
+import graphd.v1 as tf
+from onnx_helpers import onnx_pb2
+from test_onnx_models import FLOAT, make_model, node
+
+
+def _compiles(client):
+    return client.server_info().function_cache.compiles
+
+
+def _model_bytes(seed=0):
+    pb = onnx_pb2()
+    rng = np.random.default_rng(seed)
+    w = pb.TensorProto(name="w", data_type=FLOAT, dims=[6, 3],
+                       float_data=rng.standard_normal(18).astype(np.float32).tolist())
+    return make_model([node("MatMul", ["x", "w"], ["h"]), node("Relu", ["h"], ["y"])],
+                      [("x", FLOAT, [None, 6])], [("y", FLOAT, [None, 3])], [w]), w
+
+
+def test_onnx_model_in_a_second_session_does_not_compile_again(start_server):
+    server = start_server()
+    model, w = _model_bytes()
+    weights = np.array(w.float_data, np.float32).reshape(6, 3)
+    x = np.arange(12, dtype=np.float32).reshape(2, 6) - 5
+    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+        before = _compiles(a)
+        np.testing.assert_allclose(a.load_onnx(model)(x), np.maximum(x @ weights, 0), rtol=1e-5)
+        assert _compiles(a) == before + 1
+        fn_b = b.load_onnx(model)
+        np.testing.assert_allclose(fn_b(x), np.maximum(x @ weights, 0), rtol=1e-5)
+        assert _compiles(b) == before + 1, "the second session compiled the same model again"
+        # Another signature is another concrete function, compiled once for both.
+        fn_b(np.ones((5, 6), np.float32))
+        assert _compiles(b) == before + 2
+        assert len(fn_b.signatures()) == 2
+        # A different model (other weights) is not served by the first one's function.
+        changed, w2 = _model_bytes(seed=1)
+        got = b.load_onnx(changed)(x)
+        np.testing.assert_allclose(got, np.maximum(x @ np.array(w2.float_data, np.float32).reshape(6, 3), 0),
+                                   rtol=1e-5)
+        assert _compiles(b) == before + 3
+
+
+def test_ten_concurrent_first_calls_in_ten_sessions_compile_once(start_server):
+    server = start_server()
+    model, _ = _model_bytes()
+    clients = [graphd.connect(server.target) for _ in range(10)]
+    try:
+        fns = [c.load_onnx(model) for c in clients]
+        before = clients[0].server_info().function_cache
+        x = np.ones((3, 6), np.float32)
+        results, failures = [], []
+        barrier = threading.Barrier(len(fns))
+
+        def call(fn):
+            try:
+                barrier.wait(10)
+                results.append(fn(x))
+            except Exception as e:  # noqa: BLE001 (reported below)
+                failures.append(e)
+
+        threads = [threading.Thread(target=call, args=(fn,)) for fn in fns]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not failures, failures
+        assert len(results) == 10
+        for r in results:
+            np.testing.assert_array_equal(r, results[0])
+        after = clients[0].server_info().function_cache
+        assert after.compiles == before.compiles + 1
+        assert after.hits + after.waits - before.hits - before.waits >= 9
+    finally:
+        for c in clients:
+            c.close()
+
+
+def test_graphdef_function_is_shared_between_sessions(start_server):
+    server = start_server()
+    x = tf.placeholder(tf.float32, [None], name="x")
+    y = tf.nn.relu(x * 2.0 - 1.0)
+    g = tf.get_default_graph()
+    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+        before = _compiles(a)
+        np.testing.assert_array_equal(a.load_graph(g, outputs=[y], name="f")([0.0, 1.0]), [0.0, 1.0])
+        np.testing.assert_array_equal(b.load_graph(g, outputs=[y], name="f")([2.0, 3.0]), [3.0, 5.0])
+        assert _compiles(b) == before + 1
+
+
+def test_tf1_runs_share_plans_but_not_variables(start_server):
+    server = start_server()
+    v = tf.Variable(np.float32(5), name="v")
+    inc = v.assign_add(1.0)
+    init = tf.global_variables_initializer()
+    with tf.Session(server.target) as s1, tf.Session(server.target) as s2, \
+            graphd.connect(server.target) as probe:
+        s1.run(init)
+        assert s1.run(inc) == 6.0
+        compiles = _compiles(probe)
+        s2.run(init)  # compiled by s1 already
+        assert _compiles(probe) == compiles
+        assert s2.run(v) == 5.0, "a variable write in one session was seen by the other"
+        assert s2.run(inc) == 6.0
+        assert s1.run(v) == 6.0
+        assert _compiles(probe) == compiles + 1  # only `v` alone is new
