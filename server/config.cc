@@ -55,6 +55,10 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_max_tensor_bytes() && unset("--max-tensor-bytes")) o.max_tensor_bytes = c.max_tensor_bytes();
   if (c.has_inline_run_us() && unset("--inline-run-us")) o.inline_run_us = c.inline_run_us();
   if (c.has_malloc_arenas() && unset("--malloc-arenas")) o.malloc_arenas = c.malloc_arenas();
+  if (c.has_function_cache_entries() && unset("--function-cache-entries")) {
+    o.function_cache_entries = c.function_cache_entries();
+  }
+  if (c.has_function_cache_mb() && unset("--function-cache-mb")) o.function_cache_mb = c.function_cache_mb();
   if (c.has_gpu() && unset("--gpu")) o.gpu = c.gpu();
   if (c.disable_passes_size() > 0 && unset("--disable-passes")) {
     o.disabled_passes.assign(c.disable_passes().begin(), c.disable_passes().end());
@@ -90,6 +94,12 @@ Status Validate(const ServerOptions& o) {
     return errors::InvalidArgument("--malloc-arenas must be between 0 (glibc's default) and 1024");
   }
   if (o.drain_seconds < 0) return errors::InvalidArgument("--drain-seconds must be >= 0");
+  if (o.function_cache_entries < 1 || o.function_cache_entries > (int64_t{1} << 24)) {
+    return errors::InvalidArgument("--function-cache-entries must be between 1 and 16777216");
+  }
+  if (o.function_cache_mb < 1 || o.function_cache_mb > (int64_t{1} << 30)) {
+    return errors::InvalidArgument("--function-cache-mb must be between 1 and 1073741824");
+  }
   if (o.gpu != "auto" && o.gpu != "off") {
     return errors::InvalidArgument(absl::StrCat("--gpu must be auto or off, got '", o.gpu, "'"));
   }
@@ -130,6 +140,12 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--malloc-arenas", o.malloc_arenas,
                  "Most malloc arenas (0: glibc's default); fewer keep RSS flat as threads come and go")
       ->envname("GRAPHD_MALLOC_ARENAS")->capture_default_str();
+  app.add_option("--function-cache-entries", o.function_cache_entries,
+                 "Most concrete functions the shared function cache keeps (least recently used go first)")
+      ->envname("GRAPHD_FUNCTION_CACHE_ENTRIES")->capture_default_str();
+  app.add_option("--function-cache-mb", o.function_cache_mb,
+                 "Most MiB of constants the shared function cache's functions hold")
+      ->envname("GRAPHD_FUNCTION_CACHE_MB")->capture_default_str();
   app.add_option("--gpu", o.gpu, "auto: device=\"gpu\" sessions use the first usable NVIDIA GPU; off: no GPU")
       ->envname("GRAPHD_GPU")->capture_default_str();
   app.add_option("--max-tensor-bytes", o.max_tensor_bytes,

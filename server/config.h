@@ -27,6 +27,9 @@ struct ServerOptions {
   int malloc_arenas = 2;
   // "auto": device="gpu" sessions use the first usable NVIDIA GPU; "off": none.
   std::string gpu = "auto";
+  // The function cache every session compiles into (compiler/cache/function_cache.h).
+  int64_t function_cache_entries = 4096;
+  int64_t function_cache_mb = 4096;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

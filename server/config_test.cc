@@ -53,6 +53,8 @@ TEST(ValidateTest, RejectsEachBadField) {
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = -1; }, "--malloc-arenas");
   ExpectRejected([](ServerOptions& o) { o.inline_run_us = -1; }, "--inline-run-us");
   ExpectRejected([](ServerOptions& o) { o.gpu = "on"; }, "--gpu must be auto or off");
+  ExpectRejected([](ServerOptions& o) { o.function_cache_entries = 0; }, "--function-cache-entries");
+  ExpectRejected([](ServerOptions& o) { o.function_cache_mb = -1; }, "--function-cache-mb");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = 5000; }, "--malloc-arenas");
   // Past ten years the timeout would overflow the clock's nanoseconds.
   ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
@@ -108,12 +110,15 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->malloc_arenas, 2);
   EXPECT_EQ(o->inline_run_us, 200);
   EXPECT_EQ(o->gpu, "auto");
+  EXPECT_EQ(o->function_cache_entries, 4096);
+  EXPECT_EQ(o->function_cache_mb, 4096);
 }
 
 TEST_F(ParseCommandLineTest, Flags) {
   auto o = Parse({"--listen", "0.0.0.0:9000", "--log-level=debug", "--max-sessions", "5",
                   "--session-idle-timeout", "0", "--max-message-bytes", "2048", "--cpu-threads=3",
-                  "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0", "--gpu", "off"});
+                  "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0", "--gpu", "off",
+                  "--function-cache-entries", "16", "--function-cache-mb=64"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(exit_code_, 0);
   EXPECT_EQ(o->listen, "0.0.0.0:9000");
@@ -126,6 +131,8 @@ TEST_F(ParseCommandLineTest, Flags) {
   EXPECT_EQ(o->malloc_arenas, 0);
   EXPECT_EQ(o->inline_run_us, 0);
   EXPECT_EQ(o->gpu, "off");
+  EXPECT_EQ(o->function_cache_entries, 16);
+  EXPECT_EQ(o->function_cache_mb, 64);
 }
 
 TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
@@ -138,7 +145,8 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
                                "cpu_threads: 2\n"
                                "drain_seconds: 4\n"
                                "malloc_arenas: 3\n"
-                               "inline_run_us: 50\n");
+                               "inline_run_us: 50\n"
+                               "function_cache_entries: 100\n");
   auto file_only = Parse({"--config", path});
   ASSERT_TRUE(file_only.ok()) << file_only.status();
   EXPECT_EQ(file_only->listen, "10.1.2.3:7000");
@@ -148,6 +156,7 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
   EXPECT_EQ(file_only->cpu_threads, 2);
   EXPECT_EQ(file_only->drain_seconds, 4);
   EXPECT_EQ(file_only->malloc_arenas, 3);
+  EXPECT_EQ(file_only->function_cache_entries, 100);
   EXPECT_EQ(file_only->inline_run_us, 50);
   EXPECT_EQ(file_only->max_message_bytes, 64 << 20);  // not in the file: default
 

@@ -54,7 +54,10 @@ GraphdServer::GraphdServer(ServerOptions options)
       passes_(MakePasses(options_, evaluator_)),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
                               .idle_timeout = std::chrono::seconds(options_.session_idle_timeout_seconds)},
-                *device_, passes_.get(), SetUpGpu()),
+                *device_, passes_.get(), SetUpGpu(),
+                compiler::FunctionCacheOptions{
+                    .max_entries = static_cast<size_t>(options_.function_cache_entries),
+                    .max_bytes = options_.function_cache_mb << 20}),
       session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
       diagnostics_service_(sessions_) {}
 

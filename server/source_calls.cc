@@ -1,5 +1,7 @@
 // The call path of source functions: arguments to a signature, the signature to a
 // cached concrete function (tracing and planning it on a miss), then its plan run.
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/cache/compile.h"
@@ -12,6 +14,7 @@
 #include "compiler/tracer/tracer.h"
 #include "core/graph/dot.h"
 #include "executor/runtime/executor.h"
+#include "server/call_signature.h"
 #include "server/source_modules.h"
 
 namespace graphd::server {
@@ -23,57 +26,6 @@ using K = Value::Kind;
 
 int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
-}
-
-// A call's arguments as the cache sees them, added to `key` without allocating for
-// tensors and Python scalars, strings and containers of these. Top-level eager
-// tensors are keyed by dtype and shape (they are fed); anything else by value (a
-// tensor inside a container is traced as a constant, so its value is part of the key).
-void AddArg(const Value& v, compiler::SignatureKey& key, bool top_level) {
-  switch (v.kind()) {
-    case K::kNone:
-      key.AddNone();
-      return;
-    case K::kBool:
-      key.AddBool(v.as_bool());
-      return;
-    case K::kInt:
-      key.AddInt(v.as_int());
-      return;
-    case K::kFloat:
-      key.AddFloat(v.as_float());
-      return;
-    case K::kStr:
-      key.AddStr(v.as_str());
-      return;
-    case K::kTuple:
-    case K::kList: {
-      const std::vector<Value>& items = v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items;
-      key.OpenContainer(v.is(K::kTuple) ? compiler::SignatureKey::kTuple : compiler::SignatureKey::kList,
-                        static_cast<uint32_t>(items.size()));
-      for (const Value& e : items) AddArg(e, key, false);
-      return;
-    }
-    case K::kDict: {
-      const auto& items = v.as_dict()->items;
-      key.OpenContainer(compiler::SignatureKey::kDict, static_cast<uint32_t>(items.size()));
-      for (const auto& [k, e] : items) {
-        AddArg(k, key, false);
-        AddArg(e, key, false);
-      }
-      return;
-    }
-    case K::kTensor:
-      if (top_level && !v.as_tensor()->symbolic()) {
-        const Tensor& t = *v.as_tensor()->value;
-        key.AddTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
-        return;
-      }
-      break;
-    default:
-      break;
-  }
-  key.AddRaw(v.TypeName() + ":" + compiler::tracer::PyRepr(v));
 }
 
 // The trace's view of an argument: a top-level eager tensor becomes a TensorSpec (and
@@ -105,13 +57,21 @@ void Reshape(compiler::tracer::TraceArgs& args, const std::vector<PartialShape>&
   for (auto& [k, v] : args.kwargs) reshape(v);
 }
 
+// A history no other module has (after a trace or replay that failed partway).
+Fingerprint Diverged(const Fingerprint& history) {
+  static std::atomic<int64_t> count{0};
+  return Fingerprinter(history).Add("diverged").AddInt(count.fetch_add(1)).Finish();
+}
+
 // What the source front end keeps with a concrete function.
 struct SourceFunction : compiler::FrontEndData {
   compiler::tracer::ConcreteFunction function;
   // The first trace when it created variables (it owns the init plan's nodes).
   compiler::tracer::ConcreteFunction first_trace;
   std::string trace_stdout;  // what print() wrote while tracing
-  int traces = 1;            // 2 when the first trace created variables
+  // The first trace created variables, so a second one (where creating them is an
+  // error) made the function; tf.function counts the two as one.
+  bool twice = false;
 };
 
 const SourceFunction& SourceOf(const compiler::CompiledFunction& c) {
@@ -210,23 +170,12 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       ASSIGN_OR_RETURN(args, std::move(matched));
       for (const Value& a : args) feeds.push_back(*a.as_tensor()->value);
     }
-    key.AddName(is_concrete ? "concrete" : "input_signature");
-    for (const Value& spec : *pinned) {
-      auto s = spec.object_as<compiler::tracer::TensorSpecObj>();
-      key.AddTensor(s->dtype, s->shape);
-      key.AddStr(s->name);
-    }
+    AddPinnedSignature(is_concrete ? "concrete" : "input_signature", *pinned, key);
     args.clear();
   } else {
-    for (const Value& a : args) {
-      AddArg(a, key, true);
-      AddFeed(a, feeds);
-    }
-    for (const auto& [k, v] : kwargs) {
-      key.AddName(k);
-      AddArg(v, key, true);
-      AddFeed(v, feeds);
-    }
+    AddCallArgs(args, kwargs, key);
+    for (const Value& a : args) AddFeed(a, feeds);
+    for (const auto& [k, v] : kwargs) AddFeed(v, feeds);
   }
   CallResult result;
   const bool reduce = info.reduce_retracing && pinned == nullptr;
@@ -312,8 +261,14 @@ Status SourceModules::CatchUp(Module& module, const CancellationToken& token) {
     pending.swap(module.pending);
   }
   for (const Replay& r : pending) {
-    RETURN_IF_ERROR(module.runtime->Trace(r.fn, r.args, &token, r.first).status());
-    if (r.twice) RETURN_IF_ERROR(module.runtime->Trace(r.fn, r.args, &token, false).status());
+    Status s = module.runtime->Trace(r.fn, r.args, &token, r.first).status();
+    if (s.ok() && r.twice) s = module.runtime->Trace(r.fn, r.args, &token, false).status();
+    if (!s.ok()) {
+      // The module's state is now what no other session's is: share nothing more.
+      absl::MutexLock lock(&mu_);
+      module.history = Diverged(module.history);
+      return s;
+    }
   }
   return absl::OkStatus();
 }
@@ -352,8 +307,9 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
   }, &traced);
   absl::MutexLock lock(&mu_);
   if (traced) {
-    // This module's Python state moved on (a failed trace may have changed it too).
-    module.history = Fingerprinter(content).Add(trace_key.bytes()).Finish();
+    // This module's Python state moved on. A failed trace (cancelled, out of time, an
+    // exception) may have changed it partway: its state is its own from then on.
+    module.history = made.ok() ? Fingerprinter(content).Add(trace_key.bytes()).Finish() : Diverged(content);
     state.tracing_count += traces;  // a trace that succeeded counts even if planning failed
   }
   result.tracing_count = state.tracing_count;
@@ -364,9 +320,9 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
     // Another session's trace, at the same history: this session sees it as its own
     // (the count, what print() wrote), and its module replays it before tracing next.
     module.history = Fingerprinter(content).Add(trace_key.bytes()).Finish();
-    state.tracing_count += source.traces;
+    state.tracing_count += 1;
     result.tracing_count = state.tracing_count;
-    module.pending.push_back(Replay{fn, trace_args, first, source.traces > 1});
+    module.pending.push_back(Replay{fn, trace_args, first, source.twice});
   }
   state.traces.Record(content, trace_key, compiled);
   result.compile_us = traced ? compiled->compile_us : 0;
@@ -402,7 +358,7 @@ StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(Module
     source->first_trace = std::move(cf);  // owns the init plan's nodes
     ASSIGN_OR_RETURN(cf, module.runtime->Trace(function, args, &token, /*allow_variable_creation=*/false));
     source->trace_stdout += cf.trace_stdout;
-    source->traces = 2;
+    source->twice = true;
   }
   // The tracer ran the passes on each body as it finished it.
   ASSIGN_OR_RETURN(auto compiled, compiler::Compile(cf.function, "", compile_.target, /*optimized=*/true));

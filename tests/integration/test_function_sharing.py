@@ -114,3 +114,98 @@ def test_tf1_runs_share_plans_but_not_variables(start_server):
         assert s2.run(inc) == 6.0
         assert s1.run(v) == 6.0
         assert _compiles(probe) == compiles + 1  # only `v` alone is new
+
+
+SOURCE = '''
+import tensorflow as tf
+
+calls = []
+v = None
+
+@tf.function
+def f(x):
+    print("tracing f")
+    return x * 2.0 + len(calls)
+
+@tf.function
+def g(x):
+    calls.append(1)          # Python state: every later trace of f sees it
+    return x
+
+@tf.function
+def counter():
+    global v
+    if v is None:
+        v = tf.Variable(0)
+    v.assign_add(1)
+    return v.read_value()
+
+@tf.function
+def draw():
+    return tf.random.uniform([3], seed=5), tf.random.uniform([3])
+'''
+
+
+def test_a_second_sessions_first_call_does_not_trace_but_looks_as_if_it_did(start_server):
+    server = start_server()
+    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+        ma, mb = a.load_module(SOURCE, filename="m.py"), b.load_module(SOURCE, filename="m.py")
+        graphd.last_call_stats()
+        assert float(ma.f(np.float32(1))) == 2.0
+        assert ma.f.experimental_get_tracing_count() == 1
+        before = _compiles(a)
+        assert float(mb.f(np.float32(5))) == 10.0
+        assert _compiles(b) == before, "the second session traced the same function again"
+        assert mb.f.experimental_get_tracing_count() == 1  # as tf.function counts it in this session
+        # Variables stay per session: the shared trace creates and updates each session's own.
+        assert int(ma.counter()) == 1 and int(ma.counter()) == 2
+        compiles = _compiles(a)
+        assert int(mb.counter()) == 1, "a variable write in one session was seen by the other"
+        assert int(ma.counter()) == 3 and int(mb.counter()) == 2
+        assert _compiles(b) == compiles
+        assert mb.counter.experimental_get_tracing_count() == ma.counter.experimental_get_tracing_count()
+
+
+def test_print_output_at_trace_time_reaches_the_session_that_took_the_trace(start_server, capfd):
+    server = start_server()
+    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+        ma, mb = a.load_module(SOURCE, filename="p.py"), b.load_module(SOURCE, filename="p.py")
+        ma.f(np.float32(1))
+        assert "tracing f" in capfd.readouterr().out
+        mb.f(np.float32(1))
+        assert "tracing f" in capfd.readouterr().out
+        mb.f(np.float32(2))  # a cache hit in b: no print
+        assert "tracing f" not in capfd.readouterr().out
+
+
+def test_traces_are_shared_only_between_modules_in_the_same_python_state(start_server):
+    server = start_server()
+    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+        ma, mb = a.load_module(SOURCE, filename="s.py"), b.load_module(SOURCE, filename="s.py")
+        ma.g(np.float32(0))  # a's `calls` now has one item
+        assert float(ma.f(np.float32(1))) == 3.0
+        assert float(mb.f(np.float32(1))) == 2.0, "b took a trace made in another Python state"
+        # b takes a's trace of g, then traces f for a new signature: it replays g first,
+        # so f sees what g left, as in a.
+        with graphd.connect(server.target) as c:
+            mc = c.load_module(SOURCE, filename="s.py")
+            compiles = _compiles(c)
+            mc.g(np.float32(0))
+            assert _compiles(c) == compiles  # taken from a
+            np.testing.assert_array_equal(mc.f(np.ones(2, np.float32)), [3.0, 3.0])
+            np.testing.assert_array_equal(ma.f(np.ones(2, np.float32)), [3.0, 3.0])
+
+
+def test_random_streams_stay_per_session_in_a_shared_function(start_server):
+    server = start_server()
+    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+        ma, mb = a.load_module(SOURCE, filename="r.py"), b.load_module(SOURCE, filename="r.py")
+        seeded_a1, free_a = ma.draw()
+        seeded_a2, _ = ma.draw()
+        compiles = _compiles(a)
+        seeded_b1, free_b = mb.draw()
+        assert _compiles(b) == compiles  # shared
+        np.testing.assert_array_equal(seeded_b1, seeded_a1)  # b's stream starts at its beginning
+        assert not np.array_equal(seeded_a1, seeded_a2)
+        assert not np.array_equal(free_a, free_b)  # unseeded: each session its own numbers
+

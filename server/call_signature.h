@@ -1,0 +1,33 @@
+// The signature key of a source function call (compiler/cache/signature_key.h):
+// what the function cache and a session's trace record are keyed on. Built on every
+// call, so it allocates nothing for what calls pass (tensors, Python scalars,
+// strings, and tuples, lists and dicts of these) once the key's buffer has grown:
+// a cache hit builds no strings.
+#ifndef GRAPHD_SERVER_CALL_SIGNATURE_H_
+#define GRAPHD_SERVER_CALL_SIGNATURE_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/cache/signature_key.h"
+#include "compiler/tracer/value.h"
+
+namespace graphd::server {
+
+// Adds positional `args`, then each keyword as its name and value. Top-level eager
+// tensors are keyed by dtype and shape (they are fed); anything else by value (a
+// tensor inside a container is traced as a constant, so its value is part of the
+// key; objects other than the above by their type and repr, which allocates).
+void AddCallArgs(const std::vector<compiler::tracer::Value>& args,
+                 const std::vector<std::pair<std::string, compiler::tracer::Value>>& kwargs,
+                 compiler::SignatureKey& key);
+
+// A pinned signature (input_signature, or a concrete function's `mode` "concrete"):
+// the mode and each TensorSpec.
+void AddPinnedSignature(absl::string_view mode, const std::vector<compiler::tracer::Value>& specs,
+                        compiler::SignatureKey& key);
+
+}  // namespace graphd::server
+
+#endif  // GRAPHD_SERVER_CALL_SIGNATURE_H_
