@@ -2,7 +2,11 @@
 ONNX model, GraphDef function, TF1 graph or source module compile each signature once
 and share the concrete function (the server's function cache counters show no second
 compile), while what is per session stays per session: variables, and for source
-functions the tracing count and the trace-time print output each session sees."""
+functions the tracing count and the trace-time print output each session sees. GPU
+sessions keep their concrete functions to themselves (their device memory goes back
+when they close)."""
+
+import os
 
 import threading
 
@@ -32,7 +36,7 @@ def test_onnx_model_in_a_second_session_does_not_compile_again(start_server):
     model, w = _model_bytes()
     weights = np.array(w.float_data, np.float32).reshape(6, 3)
     x = np.arange(12, dtype=np.float32).reshape(2, 6) - 5
-    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         before = _compiles(a)
         np.testing.assert_allclose(a.load_onnx(model)(x), np.maximum(x @ weights, 0), rtol=1e-5)
         assert _compiles(a) == before + 1
@@ -54,7 +58,7 @@ def test_onnx_model_in_a_second_session_does_not_compile_again(start_server):
 def test_ten_concurrent_first_calls_in_ten_sessions_compile_once(start_server):
     server = start_server()
     model, _ = _model_bytes()
-    clients = [graphd.connect(server.target) for _ in range(10)]
+    clients = [graphd.connect(server.target, device="cpu") for _ in range(10)]
     try:
         fns = [c.load_onnx(model) for c in clients]
         before = clients[0].server_info().function_cache
@@ -91,7 +95,7 @@ def test_graphdef_function_is_shared_between_sessions(start_server):
     x = tf.placeholder(tf.float32, [None], name="x")
     y = tf.nn.relu(x * 2.0 - 1.0)
     g = tf.get_default_graph()
-    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         before = _compiles(a)
         np.testing.assert_array_equal(a.load_graph(g, outputs=[y], name="f")([0.0, 1.0]), [0.0, 1.0])
         np.testing.assert_array_equal(b.load_graph(g, outputs=[y], name="f")([2.0, 3.0]), [3.0, 5.0])
@@ -103,8 +107,8 @@ def test_tf1_runs_share_plans_but_not_variables(start_server):
     v = tf.Variable(np.float32(5), name="v")
     inc = v.assign_add(1.0)
     init = tf.global_variables_initializer()
-    with tf.Session(server.target) as s1, tf.Session(server.target) as s2, \
-            graphd.connect(server.target) as probe:
+    with tf.Session(server.target, device="cpu") as s1, tf.Session(server.target, device="cpu") as s2, \
+            graphd.connect(server.target, device="cpu") as probe:
         s1.run(init)
         assert s1.run(inc) == 6.0
         compiles = _compiles(probe)
@@ -148,7 +152,7 @@ def draw():
 
 def test_a_second_sessions_first_call_does_not_trace_but_looks_as_if_it_did(start_server):
     server = start_server()
-    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         ma, mb = a.load_module(SOURCE, filename="m.py"), b.load_module(SOURCE, filename="m.py")
         graphd.last_call_stats()
         assert float(ma.f(np.float32(1))) == 2.0
@@ -168,7 +172,7 @@ def test_a_second_sessions_first_call_does_not_trace_but_looks_as_if_it_did(star
 
 def test_print_output_at_trace_time_reaches_the_session_that_took_the_trace(start_server, capfd):
     server = start_server()
-    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         ma, mb = a.load_module(SOURCE, filename="p.py"), b.load_module(SOURCE, filename="p.py")
         ma.f(np.float32(1))
         assert "tracing f" in capfd.readouterr().out
@@ -180,14 +184,14 @@ def test_print_output_at_trace_time_reaches_the_session_that_took_the_trace(star
 
 def test_traces_are_shared_only_between_modules_in_the_same_python_state(start_server):
     server = start_server()
-    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         ma, mb = a.load_module(SOURCE, filename="s.py"), b.load_module(SOURCE, filename="s.py")
         ma.g(np.float32(0))  # a's `calls` now has one item
         assert float(ma.f(np.float32(1))) == 3.0
         assert float(mb.f(np.float32(1))) == 2.0, "b took a trace made in another Python state"
         # b takes a's trace of g, then traces f for a new signature: it replays g first,
         # so f sees what g left, as in a.
-        with graphd.connect(server.target) as c:
+        with graphd.connect(server.target, device="cpu") as c:
             mc = c.load_module(SOURCE, filename="s.py")
             compiles = _compiles(c)
             mc.g(np.float32(0))
@@ -198,7 +202,7 @@ def test_traces_are_shared_only_between_modules_in_the_same_python_state(start_s
 
 def test_random_streams_stay_per_session_in_a_shared_function(start_server):
     server = start_server()
-    with graphd.connect(server.target) as a, graphd.connect(server.target) as b:
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         ma, mb = a.load_module(SOURCE, filename="r.py"), b.load_module(SOURCE, filename="r.py")
         seeded_a1, free_a = ma.draw()
         seeded_a2, _ = ma.draw()
@@ -209,3 +213,18 @@ def test_random_streams_stay_per_session_in_a_shared_function(start_server):
         assert not np.array_equal(seeded_a1, seeded_a2)
         assert not np.array_equal(free_a, free_b)  # unseeded: each session its own numbers
 
+
+
+def test_gpu_sessions_keep_their_functions_and_free_them_at_close(start_server):
+    server = start_server(env=dict(os.environ, GRAPHD_TEST_FAKE_GPU="mixed"))
+    model, _ = _model_bytes()
+    x = np.ones((2, 6), np.float32)
+    with graphd.connect(server.target, device="cpu") as probe:
+        before = probe.server_info().function_cache
+        with graphd.connect(server.target, device="gpu") as a, graphd.connect(server.target, device="gpu") as b:
+            np.testing.assert_array_equal(a.load_onnx(model)(x), b.load_onnx(model)(x))
+            during = probe.server_info().function_cache
+            assert during.compiles == before.compiles + 2  # one each
+            assert during.entries == before.entries + 2
+        after = probe.server_info().function_cache
+        assert after.entries == before.entries  # erased when they closed
