@@ -213,7 +213,7 @@ Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<Va
 }
 
 StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup(
-    const std::string& name, const std::vector<GraphValue>& inputs, int64_t quick_us, int64_t* compile_us,
+    const std::string& name, const std::vector<GraphValue>& inputs, int64_t quick_us, GraphCallResult& result,
     std::shared_ptr<const OnnxModel>* model) {
   std::shared_ptr<Entry> entry;
   {
@@ -250,11 +250,14 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
       return compiler::Compile(std::move(function), ReadableSignature(entry->inputs, build_shapes, values),
                                compile_.target, /*optimized=*/true);
     }, &built));
-    if (built) *compile_us = compiled->compile_us;
+    if (built) result.compile_us = compiled->compile_us;
   }
   absl::MutexLock lock(&mu_);
   const UsedSignatures::Item* known = entry->used.Find(build_key.bytes());
-  if (known == nullptr || known->function.lock() != compiled) entry->used.Record(entry->content, build_key, compiled);
+  if (known == nullptr || known->function.lock() != compiled) {
+    entry->used.Record(entry->content, build_key, compiled);
+    result.first_use = true;
+  }
   return compiled;
 }
 
@@ -263,7 +266,7 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
                                                int64_t quick_us) {
   GraphCallResult result;
   std::shared_ptr<const OnnxModel> model;  // the one `compiled` was built from
-  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, quick_us, &result.compile_us, &model));
+  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, quick_us, result, &model));
   if (compiled == nullptr || (quick_us > 0 && !compiled->cost.Within(quick_us))) return NotQuick();
   auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> args;

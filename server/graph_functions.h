@@ -44,6 +44,7 @@ struct LoadedGraph {
 struct GraphCallResult {
   std::vector<GraphValue> outputs;  // in graph-output order
   int64_t compile_us = 0;       // 0 on a cache hit
+  bool first_use = false;       // the session's first call of this concrete function
   int64_t execute_us = 0;
 };
 
@@ -104,7 +105,7 @@ class GraphFunctions {
   // The concrete function for `inputs` (checked): cached, or built (null with
   // `quick_us` > 0 when it is not cached). `compile_us`: time spent building.
   StatusOr<std::shared_ptr<const Compiled>> Lookup(const std::string& name, const std::vector<GraphValue>& inputs,
-                                                   int64_t quick_us, int64_t* compile_us,
+                                                   int64_t quick_us, GraphCallResult& result,
                                                    std::shared_ptr<const compiler::onnx_import::OnnxModel>* model);
   // Checks `inputs` against the declared inputs (tensor inputs here; sequences and
   // optionals by onnx_import::InputShapes).

@@ -139,7 +139,9 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
     m->set_execute_us(result.execute_us);
     m->set_total_us(call.elapsed_us());
     m->set_ran_inline(call.ran_inline());
-    if (result.compile_us > 0) ReleaseFreeMemory();  // the build's and planner's temporaries
+    // The build's and planner's temporaries, or (a function another session built)
+    // what loading the graph left free.
+    if (result.compile_us > 0 || result.first_use) ReleaseFreeMemory();
     return absl::OkStatus();
   }, SmallRequest(*req));
 }
