@@ -213,7 +213,7 @@ Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<Va
 }
 
 StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup(
-    const std::string& name, const std::vector<GraphValue>& inputs, int64_t quick_us, GraphCallResult& result,
+    const std::string& name, const std::vector<GraphValue>& inputs, GraphCallResult& result,
     std::shared_ptr<const OnnxModel>* model) {
   std::shared_ptr<Entry> entry;
   {
@@ -240,8 +240,8 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
     compiled = entry->used.FindAccepting(key, compile_.cache, &build_key);
     if (compiled == nullptr) build_key = entry->used.Generalized(key);
   }
+  RETURN_IF_ERROR(CheckQuick(compiled.get()));
   if (compiled == nullptr) {
-    if (quick_us > 0) return std::shared_ptr<const Compiled>();
     bool built = false;
     ASSIGN_OR_RETURN(compiled, compile_.GetOrCompile(entry->content, build_key.bytes(),
                                                      [&]() -> StatusOr<std::shared_ptr<Compiled>> {
@@ -262,12 +262,10 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
 }
 
 StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vector<GraphValue> inputs,
-                                               VariableStore& variables, const CancellationToken& token,
-                                               int64_t quick_us) {
+                                               VariableStore& variables, const CancellationToken& token) {
   GraphCallResult result;
   std::shared_ptr<const OnnxModel> model;  // the one `compiled` was built from
-  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, quick_us, result, &model));
-  if (compiled == nullptr || (quick_us > 0 && !compiled->cost.Within(quick_us))) return NotQuick();
+  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, result, &model));
   auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> args;
   if (model != nullptr) {

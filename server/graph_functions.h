@@ -71,11 +71,11 @@ class GraphFunctions {
 
   // Runs graph `name` with `inputs` (one per graph input, in order: tensors, sequences
   // or optionals as the model declares). InvalidArgument naming the input for a
-  // wrong count, kind, dtype or shape; NotFound for an unknown name. With `quick_us`
-  // > 0 it runs only a cached build whose latest run took at most `quick_us`, and
-  // otherwise returns NotQuick() (quick_run.h) without building or running anything.
+  // wrong count, kind, dtype or shape; NotFound for an unknown name. In a QuickScope
+  // (quick_run.h) it runs only a cached build that ran within the limit, and otherwise
+  // returns NotQuick() without building or running anything.
   StatusOr<GraphCallResult> Call(const std::string& name, std::vector<GraphValue> inputs, VariableStore& variables,
-                                 const CancellationToken& token, int64_t quick_us = 0);
+                                 const CancellationToken& token);
 
   // The concrete functions built for graph `name` so far ("(x: float32[2,3])" per
   // signature) and, with `with_graphs`, the functions. A graph not called yet shows
@@ -102,10 +102,10 @@ class GraphFunctions {
     bool reduce_retracing = false;
     UsedSignatures used;  // guarded by mu_
   };
-  // The concrete function for `inputs` (checked): cached, or built (null with
-  // `quick_us` > 0 when it is not cached). `compile_us`: time spent building.
+  // The concrete function for `inputs` (checked): cached, or built (NotQuick in a
+  // QuickScope instead of building). `result` gets the build time and first use.
   StatusOr<std::shared_ptr<const Compiled>> Lookup(const std::string& name, const std::vector<GraphValue>& inputs,
-                                                   int64_t quick_us, GraphCallResult& result,
+                                                   GraphCallResult& result,
                                                    std::shared_ptr<const compiler::onnx_import::OnnxModel>* model);
   // Checks `inputs` against the declared inputs (tensor inputs here; sequences and
   // optionals by onnx_import::InputShapes).

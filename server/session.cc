@@ -56,7 +56,7 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
 }
 
 StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSignature& sig,
-                                                                    int64_t* compile_us, int64_t quick_us) {
+                                                                    int64_t* compile_us) {
   // Readers: runs compile concurrently; Extend waits for them.
   absl::ReaderMutexLock lock(&mu_);
   compiler::SignatureKey key;
@@ -66,8 +66,9 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
   }
   const Fingerprint content = compile_.Content(Fingerprinter(graph_content_).Add("tf1-run"));
   *compile_us = 0;
-  if (auto hit = compile_.cache.Lookup(content, key.bytes())) return hit;
-  if (quick_us > 0) return NotQuick();
+  auto hit = compile_.cache.Lookup(content, key.bytes());
+  RETURN_IF_ERROR(CheckQuick(hit.get()));
+  if (hit != nullptr) return hit;
   bool compiled = false;
   ASSIGN_OR_RETURN(auto function, compile_.GetOrCompile(content, key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
     ASSIGN_OR_RETURN(ExecutionSpec spec, compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
@@ -92,15 +93,14 @@ StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tenso
 }
 
 StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> feeds,
-                                 const CancellationToken& token, int64_t quick_us) {
+                                 const CancellationToken& token) {
   Touch();
   if (feeds.size() != sig.feeds.size()) {
     return errors::InvalidArgument(absl::StrCat(sig.feeds.size(), " feed names but ",
                                                 feeds.size(), " feed values"));
   }
   int64_t compile_us = 0;
-  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us, quick_us));
-  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
+  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
   ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token));
   result.timings.compile_us = compile_us;
   Touch();  // a long run counts as use until it ends
@@ -122,7 +122,7 @@ StatusOr<int64_t> Session::MakeCallable(RunSignature sig) {
 }
 
 StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> feeds,
-                                         const CancellationToken& token, int64_t quick_us) {
+                                         const CancellationToken& token) {
   Touch();
   std::shared_ptr<const Compiled> compiled;
   {
@@ -135,7 +135,7 @@ StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> fee
     }
     compiled = it->second;
   }
-  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
+  RETURN_IF_ERROR(CheckQuick(compiled.get()));
   auto result = Execute(*compiled, std::move(feeds), token);
   Touch();
   return result;

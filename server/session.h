@@ -78,16 +78,15 @@ class Session {
   StatusOr<int64_t> Extend(const GraphDef& def, int64_t expected_version);
   int64_t graph_version() const;
 
-  // Runs `sig` with `feeds` (one per sig.feeds). With `quick_us` > 0 the run happens
-  // only if its plan is cached and last ran within `quick_us`; otherwise NotQuick()
-  // (see quick_run.h) and nothing is done.
+  // Runs `sig` with `feeds` (one per sig.feeds). In a QuickScope (quick_run.h) only a
+  // cached function that ran within the limit runs; otherwise NotQuick(), nothing done.
   StatusOr<RunResult> Run(const RunSignature& sig, std::vector<Tensor> feeds,
-                          const CancellationToken& token, int64_t quick_us = 0);
+                          const CancellationToken& token);
 
   // Callables: a signature compiled once and named by a handle.
   StatusOr<int64_t> MakeCallable(RunSignature sig);
   StatusOr<RunResult> RunCallable(int64_t handle, std::vector<Tensor> feeds,
-                                  const CancellationToken& token, int64_t quick_us = 0);
+                                  const CancellationToken& token);
   Status ReleaseCallable(int64_t handle);
 
   // The session's source modules (LoadModule / Call) and variables.
@@ -110,10 +109,9 @@ class Session {
 
  private:
   using Compiled = compiler::CompiledFunction;
-  // The concrete function for `sig`, compiling it on a miss (NotQuick instead with
-  // `quick_us` > 0). `compile_us` gets the time spent.
-  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us,
-                                                    int64_t quick_us = 0);
+  // The concrete function for `sig`, compiling it on a miss (NotQuick instead in a
+  // QuickScope). `compile_us` gets the time spent.
+  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us);
   StatusOr<RunResult> Execute(const Compiled& compiled, std::vector<Tensor> feeds,
                               const CancellationToken& token);
 

@@ -192,23 +192,36 @@ TEST_F(SessionTest, QuickRunsOnlyCachedPlansKnownToBeQuick) {
   constexpr int64_t kLongLimit = int64_t{1} << 40;
   RunSignature sig{.feeds = {"x:0"}, .fetches = {"sq"}};
   // Not cached: nothing is planned or run.
-  auto miss = session_.Run(sig, {Vec({2})}, token_, kLongLimit);
-  EXPECT_TRUE(IsNotQuick(miss.status())) << miss.status();
+  {
+    QuickScope quick(kLongLimit);
+    auto miss = session_.Run(sig, {Vec({2})}, token_);
+    EXPECT_TRUE(IsNotQuick(miss.status())) << miss.status();
+  }
   auto planned = Run(sig, {Vec({2})});
   ASSERT_TRUE(planned.ok()) << planned.status();
   EXPECT_GT(planned->timings.compile_us, 0);  // the quick attempt cached nothing
-  auto hit = session_.Run(sig, {Vec({3})}, token_, kLongLimit);
-  ASSERT_TRUE(hit.ok()) << hit.status();
-  EXPECT_EQ(Values(hit->fetches[0]), (std::vector<float>{9}));
+  {
+    QuickScope quick(kLongLimit);
+    auto hit = session_.Run(sig, {Vec({3})}, token_);
+    ASSERT_TRUE(hit.ok()) << hit.status();
+    EXPECT_EQ(Values(hit->fetches[0]), (std::vector<float>{9}));
+  }
+  EXPECT_TRUE(session_.Run(sig, {Vec({3})}, token_).ok());  // outside any scope: no limit
 
   // A callable planned but never run has no measured run yet.
   auto h = session_.MakeCallable({.feeds = {"x"}, .fetches = {"neg"}});
   ASSERT_TRUE(h.ok());
-  EXPECT_TRUE(IsNotQuick(session_.RunCallable(*h, {Vec({1})}, token_, kLongLimit).status()));
+  {
+    QuickScope quick(kLongLimit);
+    EXPECT_TRUE(IsNotQuick(session_.RunCallable(*h, {Vec({1})}, token_).status()));
+  }
   ASSERT_TRUE(session_.RunCallable(*h, {Vec({1})}, token_).ok());
-  auto quick = session_.RunCallable(*h, {Vec({5})}, token_, kLongLimit);
-  ASSERT_TRUE(quick.ok()) << quick.status();
-  EXPECT_EQ(Values(quick->fetches[0]), (std::vector<float>{-5}));
+  {
+    QuickScope scope(kLongLimit);
+    auto quick = session_.RunCallable(*h, {Vec({5})}, token_);
+    ASSERT_TRUE(quick.ok()) << quick.status();
+    EXPECT_EQ(Values(quick->fetches[0]), (std::vector<float>{-5}));
+  }
   // Without a limit, errors are the usual ones.
   EXPECT_EQ(session_.RunCallable(*h, {}, token_).status().code(), absl::StatusCode::kInvalidArgument);
 }

@@ -135,8 +135,8 @@ StatusOr<std::vector<Value>> MatchSignature(const std::vector<Value>& specs, std
 StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std::vector<Value> args,
                                            std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                            const CancellationToken& token, const std::vector<Value>& concrete,
-                                           bool trace_only, int64_t quick_us) {
-  if (quick_us > 0 && trace_only) return NotQuick();
+                                           bool trace_only) {
+  if (trace_only) RETURN_IF_ERROR(CheckQuick(nullptr));  // tracing is never quick
   const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
   std::vector<Tensor> feeds;
   // The key is built into this thread's reused buffer: no allocation once it has grown.
@@ -194,8 +194,9 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       if (compiled == nullptr) trace_key = state->traces.Generalized(key);
     }
   }
+  // A plan that ran within the limit has also run its variable initialisers.
+  RETURN_IF_ERROR(CheckQuick(compiled.get()));
   if (compiled == nullptr) {
-    if (quick_us > 0) return NotQuick();  // tracing is never quick
     compiler::tracer::TraceArgs trace_args;
     if (pinned) {
       trace_args.args = *pinned;
@@ -226,8 +227,6 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
     if (pinned) result.trace_signature.args = *pinned;
     return result;
   }
-  // A plan that ran within the limit has also run its variable initialisers.
-  if (quick_us > 0 && !compiled->cost.Within(quick_us)) return NotQuick();
   auto start = std::chrono::steady_clock::now();
   OutputSink printed;
   executor::RunContext ctx{.variables = &variables, .cancellation = &token, .output = &printed};

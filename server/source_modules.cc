@@ -111,7 +111,7 @@ StatusOr<SourceModules::Module*> SourceModules::Find(int64_t module_id) {
 StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                                          std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                          const CancellationToken& token, const std::vector<Value>& concrete,
-                                         bool trace_only, int64_t quick_us) {
+                                         bool trace_only) {
   Module* module;
   {
     absl::MutexLock lock(&mu_);
@@ -119,7 +119,7 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
   }
   // Modules are never removed while the session lives, so `module` stays valid.
   ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
-  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only, quick_us);
+  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only);
 }
 
 StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string& function) {

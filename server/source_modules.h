@@ -66,13 +66,12 @@ class SourceModules {
   // Arguments: Python values; tensors as eager tensor values.
   // `concrete`: a concrete function's signature (TensorSpecObj values), or empty.
   // `trace_only`: trace when needed but do not run.
-  // `quick_us` > 0: run only a cached concrete function whose latest run took at
-  // most `quick_us`; otherwise return NotQuick() (quick_run.h) without tracing or
-  // running anything.
+  // In a QuickScope (quick_run.h): run only a cached concrete function that ran within
+  // the limit; otherwise return NotQuick() without tracing or running anything.
   StatusOr<CallResult> Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                             std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                             const CancellationToken& token, const std::vector<Value>& concrete = {},
-                            bool trace_only = false, int64_t quick_us = 0);
+                            bool trace_only = false);
   StatusOr<std::string> ToCode(int64_t module_id, const std::string& function);
   struct Description {
     int64_t tracing_count = 0;
@@ -123,7 +122,7 @@ class SourceModules {
   StatusOr<CallResult> Invoke(Module& module, const Value& fn, std::vector<Value> args,
                               std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                               const CancellationToken& token, const std::vector<Value>& concrete = {},
-                              bool trace_only = false, int64_t quick_us = 0);
+                              bool trace_only = false);
   // Traces `function` (twice when its first trace creates variables: the second
   // trace, where creating variables is an error, is the function). `first`: no trace
   // of it ran before (variables may be created). Called with the module's trace lock.

@@ -82,7 +82,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
     ASSIGN_OR_RETURN(CallResult result,
                      session->source_modules().Call(req->module_id(), req->function(), std::move(args),
                                                     std::move(kwargs), session->variables(), call.token(), concrete,
-                                                    req->trace_only(), call.quick_us()));
+                                                    req->trace_only()));
     ValueToProto(result.output, resp->mutable_output());
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);

@@ -122,8 +122,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
       inputs.push_back(std::move(v));
     }
     ASSIGN_OR_RETURN(GraphCallResult result,
-                     session->graph_functions().Call(req->name(), std::move(inputs), session->variables(), call.token(),
-                                                     call.quick_us()));
+                     session->graph_functions().Call(req->name(), std::move(inputs), session->variables(), call.token()));
     bool all_tensors = true;
     for (const GraphValue& v : result.outputs) all_tensors = all_tensors && v.kind == GraphValue::Kind::kTensor;
     for (const GraphValue& v : result.outputs) {

@@ -35,7 +35,11 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
   auto* call = new PooledCall(context, &env.gate, method, std::move(session));
   if (may_run_inline && env.inline_us > 0 && env.pool.TryBeginInline()) {
     call->quick_us_ = env.inline_us;
-    bool finished = call->Run(work);  // Finish() inside the handler: gRPC sends it after we return
+    bool finished;
+    {
+      QuickScope quick(env.inline_us);  // the session layer checks it after its cache lookup
+      finished = call->Run(work);
+    }  // Finish() inside the handler: gRPC sends it after we return
     env.pool.EndInline();
     if (finished) return call;
     call->quick_us_ = 0;

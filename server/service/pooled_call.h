@@ -6,11 +6,11 @@
 // microseconds, most of a small call's overhead): when the caller allows it (a small
 // request), Env::inline_us > 0 and the pool has a free slot with nothing queued
 // (ThreadPool::TryBeginInline, so --cpu-threads still bounds the tasks running and
-// queued work keeps its turn), the work first runs on the gRPC thread with
-// quick_us() = Env::inline_us. The session layer then goes ahead only with a cached
-// plan whose latest run took at most that long, and otherwise returns NotQuick()
+// queued work keeps its turn), the work first runs on the gRPC thread inside a
+// QuickScope(Env::inline_us). The session layer then goes ahead only with a cached
+// function whose latest run took at most that long, and otherwise returns NotQuick()
 // without doing anything (server/quick_run.h); the work is then scheduled on the pool
-// as usual and runs again there with quick_us() = 0.
+// as usual and runs again there without the limit.
 #ifndef GRAPHD_SERVER_SERVICE_POOLED_CALL_H_
 #define GRAPHD_SERVER_SERVICE_POOLED_CALL_H_
 
@@ -47,8 +47,6 @@ class PooledCall : public grpc::ServerUnaryReactor {
                                          bool may_run_inline = false);
 
   CancellationToken& token() { return token_; }
-  // > 0 while the work runs inline: the limit to pass to the session layer.
-  int64_t quick_us() const { return quick_us_; }
   bool ran_inline() const { return quick_us_ > 0; }
   // Microseconds between the RPC's arrival and its work starting.
   int64_t queue_us() const { return queue_us_; }

@@ -83,7 +83,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
       feeds.push_back(std::move(t));
     }
     RunSignature sig = SignatureOf(feed_names, req->fetch(), req->target());
-    ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token(), call.quick_us()));
+    ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token()));
     if (static_cast<int>(result.fetches.size()) != req->fetch_size()) {
       return errors::Internal(absl::StrCat("the run returned ", result.fetches.size(),
                                            " tensors for ", req->fetch_size(), " fetches"));
@@ -127,7 +127,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
       feeds.push_back(std::move(t));
     }
     ASSIGN_OR_RETURN(RunResult result,
-                     session->RunCallable(req->handle(), std::move(feeds), call.token(), call.quick_us()));
+                     session->RunCallable(req->handle(), std::move(feeds), call.token()));
     for (const Tensor& t : result.fetches) TensorToProto(t, resp->add_fetch());
     resp->set_stdout(std::move(result.stdout_text));
     resp->set_stderr(std::move(result.stderr_text));
