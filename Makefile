@@ -27,6 +27,7 @@ test: build
 
 test-cpp:
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+	$(PYTHON) scripts/check-thread-safety.py --build-dir $(BUILD_DIR) --jobs $(JOBS)
 
 test-python:
 	GRAPHD_BIN=$(abspath $(BUILD_DIR))/bin/graphd PYTHONPATH=clients/python \

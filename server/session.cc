@@ -71,6 +71,7 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
   if (hit != nullptr) return hit;
   bool compiled = false;
   ASSIGN_OR_RETURN(auto function, compile_.GetOrCompile(content, key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
+    mu_.AssertReaderHeld();  // the compile runs on this thread, under the lock above
     ASSIGN_OR_RETURN(ExecutionSpec spec, compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
     return compiler::CompileSpec(spec, "run", compile_.target);
   }, &compiled));
