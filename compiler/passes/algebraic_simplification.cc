@@ -12,7 +12,7 @@ const TensorType& TypeOf(OutputRef ref) { return ref.node->output(ref.index); }
 
 // The value of `ref` when it reads a Const.
 const Tensor* ConstValue(OutputRef ref) {
-  if (ref.node->op_name() != "Const") return nullptr;
+  if (!ref.node->Is(OpId::kConst)) return nullptr;
   auto it = ref.node->attrs().find("value");
   return it == ref.node->attrs().end() ? nullptr : std::get_if<Tensor>(&it->second);
 }
@@ -114,20 +114,20 @@ class Simplifier {
   // What `node`'s output may be replaced with, when it computes an existing tensor (or
   // one a new node computes more cheaply).
   StatusOr<std::optional<OutputRef>> Bypass(const Node& node) {
-    const std::string& op = node.op_name();
+    const OpId op = node.op().id;
     const OutputRef x = node.inputs()[0];
-    if (op == "Identity") return std::optional<OutputRef>(x);
-    if (op == "Cast" && TypeOf(x).dtype == node.output(0).dtype) return std::optional<OutputRef>(x);
-    if (op == "Reshape" && TypeOf(x).shape.known_rank() && TypeOf(x).shape == node.output(0).shape) {
+    if (op == OpId::kIdentity) return std::optional<OutputRef>(x);
+    if (op == OpId::kCast && TypeOf(x).dtype == node.output(0).dtype) return std::optional<OutputRef>(x);
+    if (op == OpId::kReshape && TypeOf(x).shape.known_rank() && TypeOf(x).shape == node.output(0).shape) {
       return std::optional<OutputRef>(x);
     }
-    if (op == "Neg" && x.node->op_name() == "Neg" && !Pinned(*x.node)) {
+    if (op == OpId::kNeg && x.node->Is(OpId::kNeg) && !Pinned(*x.node)) {
       return std::optional<OutputRef>(x.node->inputs()[0]);
     }
-    if (op == "Transpose") return Transpose(node);
-    if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") && node.inputs().size() == 2) {
-      const double neutral = op == "Add" || op == "Sub" ? 0.0 : 1.0;
-      const bool commutes = op == "Add" || op == "Mul";
+    if (op == OpId::kTranspose) return Transpose(node);
+    if ((op == OpId::kAdd || op == OpId::kSub || op == OpId::kMul || op == OpId::kDiv) && node.inputs().size() == 2) {
+      const double neutral = op == OpId::kAdd || op == OpId::kSub ? 0.0 : 1.0;
+      const bool commutes = op == OpId::kAdd || op == OpId::kMul;
       for (int side = 1; side >= 0; --side) {
         if (side == 0 && !commutes) break;
         const Tensor* c = ConstValue(node.inputs()[side]);
@@ -146,7 +146,7 @@ class Simplifier {
     if (!outer.has_value()) return std::optional<OutputRef>();
     const OutputRef x = node.inputs()[0];
     if (IsIdentity(*outer)) return std::optional<OutputRef>(x);
-    if (x.node->op_name() != "Transpose" || Pinned(*x.node)) return std::optional<OutputRef>();
+    if (!x.node->Is(OpId::kTranspose) || Pinned(*x.node)) return std::optional<OutputRef>();
     std::optional<IntList> inner = Perm(*x.node);
     if (!inner.has_value() || inner->size() != outer->size()) return std::optional<OutputRef>();
     IntList q(outer->size());

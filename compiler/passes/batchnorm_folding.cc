@@ -13,7 +13,7 @@ namespace {
 
 // The value of `node` when it is a Const.
 const Tensor* ConstValue(const Node& node) {
-  if (node.op_name() != "Const") return nullptr;
+  if (!node.Is(OpId::kConst)) return nullptr;
   auto it = node.attrs().find("value");
   return it == node.attrs().end() ? nullptr : std::get_if<Tensor>(&it->second);
 }
@@ -39,8 +39,8 @@ struct Producer {
 };
 
 std::optional<Producer> AsProducer(const Node& node, const std::vector<bool>& control_outputs) {
-  const bool conv = node.op_name() == "ConvND";
-  if ((!conv && node.op_name() != "MatMul") || IsPinned(node, control_outputs) || node.num_outputs() != 1) {
+  const bool conv = node.Is(OpId::kConvND);
+  if ((!conv && !node.Is(OpId::kMatMul)) || IsPinned(node, control_outputs) || node.num_outputs() != 1) {
     return std::nullopt;
   }
   const TensorType& y = node.output(0);
@@ -99,16 +99,16 @@ struct Affine {
 
   // Composes one more step `op` (y op k when y_first, else k op y); false when the
   // step is not an affine map of y of this form.
-  bool Then(const std::string& op, bool y_first, const std::vector<double>& k) {
+  bool Then(OpId op, bool y_first, const std::vector<double>& k) {
     const size_t n = k.size();
-    if (op == "Add") {
+    if (op == OpId::kAdd) {
       for (size_t o = 0; o < n; ++o) shift[o] += k[o];
-    } else if (op == "Sub" && y_first) {
+    } else if (op == OpId::kSub && y_first) {
       for (size_t o = 0; o < n; ++o) shift[o] -= k[o];
-    } else if (op == "Mul") {
+    } else if (op == OpId::kMul) {
       for (size_t o = 0; o < n; ++o) scale[o] *= k[o], shift[o] *= k[o];
       scaled = true;
-    } else if (op == "Div" && y_first) {
+    } else if (op == OpId::kDiv && y_first) {
       for (double v : k) {
         if (v == 0) return false;
       }
@@ -173,13 +173,13 @@ StatusOr<bool> BatchNormFolding::Run(FunctionBody& body) const {
       const Tensor* k = FloatConst(step->inputs()[y_first ? 1 : 0]);
       if (k == nullptr) break;
       std::optional<std::vector<double>> kv = PerChannel(*k, out_rank, p->channels);
-      if (!kv.has_value() || !f.Then(step->op_name(), y_first, *kv)) break;
+      if (!kv.has_value() || !f.Then(step->op().id, y_first, *kv)) break;
       chain.push_back(step);
       last = step;
     }
     // A MatMul's bias Add alone is matmul_fusion's (which also takes non-constant biases).
-    const bool only_adds = std::all_of(chain.begin(), chain.end(), [](const Node* s) { return s->op_name() == "Add"; });
-    if (chain.empty() || (node.op_name() == "MatMul" && only_adds)) continue;
+    const bool only_adds = std::all_of(chain.begin(), chain.end(), [](const Node* s) { return s->Is(OpId::kAdd); });
+    if (chain.empty() || (node.Is(OpId::kMatMul) && only_adds)) continue;
 
     const std::string base = FreshName(g, node.name() + "_" + std::string(kName));
     std::vector<OutputRef> inputs{node.inputs()[0], node.inputs()[1]};
@@ -217,7 +217,7 @@ StatusOr<bool> BatchNormFolding::Run(FunctionBody& body) const {
   }
   for (const OutputRef& r : body.results) ++left[r.node->id()];
   for (const Node* c : maybe_unused) {
-    if (c->op_name() == "Const" && left[c->id()] == 0 && !IsPinned(*c, control_outputs)) rewrite.Remove(*c);
+    if (c->Is(OpId::kConst) && left[c->id()] == 0 && !IsPinned(*c, control_outputs)) rewrite.Remove(*c);
   }
   RETURN_IF_ERROR(rewrite.Apply(g));
   return true;

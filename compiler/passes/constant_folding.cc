@@ -8,7 +8,7 @@
 namespace graphd::compiler::passes {
 namespace {
 
-bool IsConst(const Node& node) { return node.op_name() == "Const"; }
+bool IsConst(const Node& node) { return node.Is(OpId::kConst); }
 
 // Bytes a tensor holds; strings count their characters too.
 int64_t ContentBytes(const Tensor& t) {

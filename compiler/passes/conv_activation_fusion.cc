@@ -12,7 +12,7 @@ namespace {
 
 // The value of a scalar (one element) float Const, if `ref` is one.
 std::optional<double> ScalarConst(OutputRef ref) {
-  if (ref.node->op_name() != "Const") return std::nullopt;
+  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
   auto it = ref.node->attrs().find("value");
   if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
   const Tensor& t = std::get<Tensor>(it->second);
@@ -40,7 +40,7 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
   bool changed = false;
   for (int id = 0; id < n; ++id) {
     const Node& conv = *g.node(id);
-    if (conv.op_name() != "ConvND" || conv.output(0).dtype != DType::kFloat32 || conv.attrs().contains("activation") ||
+    if (!conv.Is(OpId::kConvND) || conv.output(0).dtype != DType::kFloat32 || conv.attrs().contains("activation") ||
         IsPinned(conv, control_outputs)) {
       continue;
     }
@@ -49,14 +49,14 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
     AttrMap fused = conv.attrs();
     const Node* last = act;  // the node whose output the fused conv replaces
     std::vector<const Node*> absorbed{act};
-    if (act->op_name() == "Relu" && act->inputs().size() == 1) {
+    if (act->Is(OpId::kRelu) && act->inputs().size() == 1) {
       fused["activation"] = std::string("Relu");
-    } else if (act->op_name() == "Maximum" && act->inputs().size() == 2) {
+    } else if (act->Is(OpId::kMaximum) && act->inputs().size() == 2) {
       std::optional<double> lo = ScalarConst(act->inputs()[1]);
       if (!lo.has_value()) continue;
       float hi = std::numeric_limits<float>::infinity();
       const Node* min = OnlyUser(uses, *act);
-      if (min != nullptr && min->op_name() == "Minimum" && min->inputs().size() == 2 && !IsPinned(*min, control_outputs)) {
+      if (min != nullptr && min->Is(OpId::kMinimum) && min->inputs().size() == 2 && !IsPinned(*min, control_outputs)) {
         std::optional<double> h = ScalarConst(min->inputs()[1]);
         if (h.has_value() && *h >= *lo) {
           hi = static_cast<float>(*h);

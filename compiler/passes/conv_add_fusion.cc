@@ -14,7 +14,7 @@ const TensorType& TypeOf(OutputRef ref) { return ref.node->output(ref.index); }
 bool Fusable(OutputRef ref, const Node& add, const OutputUses& uses, const std::vector<bool>& control_outputs) {
   const Node& conv = *ref.node;
   const TensorType& y = conv.output(0);
-  return conv.op_name() == "ConvND" && ref.index == 0 && uses.count(conv) == 1 && y.dtype == DType::kFloat32 &&
+  return conv.Is(OpId::kConvND) && ref.index == 0 && uses.count(conv) == 1 && y.dtype == DType::kFloat32 &&
          !conv.attrs().contains("activation") && !conv.attrs().contains("residual") &&
          !IsPinned(conv, control_outputs) && y.shape.known_rank() && y.shape.fully_defined() &&
          y.shape == add.output(0).shape;
@@ -31,7 +31,7 @@ StatusOr<bool> ConvAddFusion::Run(FunctionBody& body) const {
   bool changed = false;
   for (int id = 0; id < n; ++id) {
     const Node& add = *g.node(id);
-    if (add.op_name() != "Add" || add.inputs().size() != 2 || IsPinned(add, control_outputs)) continue;
+    if (!add.Is(OpId::kAdd) || add.inputs().size() != 2 || IsPinned(add, control_outputs)) continue;
     // The conv fused is the later operand when both qualify (the other is computed first).
     int which = -1;
     for (int i = 1; i >= 0 && which < 0; --i) {

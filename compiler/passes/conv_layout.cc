@@ -60,7 +60,7 @@ std::optional<int64_t> ConcatAxis(const Node& node) {
 // For a Mean over exactly the spatial axes of [N, C, H, W] with known H and W: the
 // window [H, W] of the equivalent global average pool.
 std::optional<IntList> GlobalPoolWindow(const Node& node) {
-  if (node.op_name() != "Mean") return std::nullopt;
+  if (!node.Is(OpId::kMean)) return std::nullopt;
   std::optional<IntList> axes = ReductionAxes(node);
   if (!axes.has_value()) return std::nullopt;
   std::sort(axes->begin(), axes->end());
@@ -83,7 +83,7 @@ Read HowToRead(OutputRef in, const std::vector<bool>& converted) {
   const TensorType& t = TypeOf(in);
   if (!t.shape.known_rank() || t.shape.rank() > kRank) return Read::kNever;
   if (t.shape.num_elements() == 1) return Read::kAsIs;
-  if (in.node->op_name() == "Const" && t.dtype == DType::kFloat32 && t.shape.fully_defined()) return Read::kConst;
+  if (in.node->Is(OpId::kConst) && t.dtype == DType::kFloat32 && t.shape.fully_defined()) return Read::kConst;
   return t.shape.rank() == kRank ? Read::kTranspose : Read::kNever;
 }
 
@@ -93,28 +93,28 @@ bool Convertible(const Node& node, const std::vector<bool>& converted, const std
       node.inputs().empty()) {
     return false;
   }
-  const std::string& op = node.op_name();
+  const OpId op = node.op().id;
   const OutputRef x = node.inputs()[0];
-  if (op == "ConvND") {
+  if (op == OpId::kConvND) {
     // A residual (conv_add_fusion.h) is read like an elementwise op's input.
     const bool residual = AttrAs<bool>(node, "residual").value_or(false);
-    return node.inputs().size() >= 2 && IsFloat4d(TypeOf(x)) && node.inputs()[1].node->op_name() == "Const" &&
+    return node.inputs().size() >= 2 && IsFloat4d(TypeOf(x)) && node.inputs()[1].node->Is(OpId::kConst) &&
            !node.attrs().contains("channels_last") && !node.attrs().contains("constant_filter") &&
            (!residual || HowToRead(node.inputs().back(), converted) != Read::kNever);
   }
-  if (op == "MaxPoolND" || op == "AvgPoolND") {
+  if (op == OpId::kMaxPoolND || op == OpId::kAvgPoolND) {
     return converted[x.node->id()] && !node.attrs().contains("channels_last");
   }
   if (node.op().Has(kAxisReduction)) {
     return converted[x.node->id()] && AttrAs<bool>(node, "keep_dims").value_or(false) &&
            ReductionAxes(node).has_value();
   }
-  if (op == "Pad") {
+  if (op == OpId::kPad) {
     std::optional<IntList> pads = AttrAs<IntList>(node, "paddings");
     return converted[x.node->id()] && node.inputs().size() == 1 && pads.has_value() && pads->size() == 2 * kRank;
   }
-  if (op == "ConcatV2" && !ConcatAxis(node).has_value()) return false;
-  if (!node.op().Has(kElementwise) && op != "ConcatV2") return false;
+  if (op == OpId::kConcatV2 && !ConcatAxis(node).has_value()) return false;
+  if (!node.op().Has(kElementwise) && op != OpId::kConcatV2) return false;
   bool reads_converted = false;
   for (const OutputRef& in : node.inputs()) {
     Read r = HowToRead(in, converted);
@@ -173,7 +173,7 @@ class Rewriter {
   Status Convert(const Node& old) {
     NodeSpec spec{.name = FreshName(g_, old.name() + "_nhwc"), .op = old.op_name(), .attrs = old.attrs(),
                   .device = old.device(), .range = old.range()};
-    const bool conv = old.op_name() == "ConvND";
+    const bool conv = old.Is(OpId::kConvND);
     const size_t residual = conv && AttrAs<bool>(old, "residual").value_or(false) ? old.inputs().size() - 1 : 0;
     for (size_t i = 0; i < old.inputs().size(); ++i) {
       const OutputRef in = old.inputs()[i];
@@ -187,7 +187,7 @@ class Rewriter {
     if (conv) {
       spec.attrs["channels_last"] = true;
       spec.attrs["constant_filter"] = true;
-    } else if (old.op_name() == "MaxPoolND" || old.op_name() == "AvgPoolND") {
+    } else if (old.Is(OpId::kMaxPoolND) || old.Is(OpId::kAvgPoolND)) {
       spec.attrs["channels_last"] = true;
     } else if (std::optional<IntList> window = GlobalPoolWindow(old)) {
       // oneDNN's reduction over the middle axes is its slow reference code; its
@@ -198,9 +198,9 @@ class Rewriter {
       IntList axes = *ReductionAxes(old);
       for (int64_t& a : axes) a = kAxisToLast[a];
       spec.attrs["axis"] = axes;
-    } else if (old.op_name() == "ConcatV2") {
+    } else if (old.Is(OpId::kConcatV2)) {
       spec.attrs["axis"] = kAxisToLast[*ConcatAxis(old)];
-    } else if (old.op_name() == "Pad") {
+    } else if (old.Is(OpId::kPad)) {
       const IntList pads = *AttrAs<IntList>(old, "paddings");  // (begin, end) per dim
       IntList moved(pads.size());
       for (int d = 0; d < kRank; ++d) {

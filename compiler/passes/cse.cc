@@ -12,7 +12,7 @@ size_t NodeHash(const Node& n) {
 }
 
 bool SameComputation(const Node& a, const Node& b) {
-  return a.op_name() == b.op_name() && a.device() == b.device() && a.inputs() == b.inputs() &&
+  return &a.op() == &b.op() && a.device() == b.device() && a.inputs() == b.inputs() &&
          AttrsEqual(a.attrs(), b.attrs());
 }
 

@@ -44,7 +44,7 @@ class Candidates {
     bool all_const = true;  // then constant folding's business
     for (const OutputRef& in : node.inputs()) {
       if (in.node->output(in.index).dtype != DType::kFloat32) return false;
-      all_const &= in.node->op_name() == "Const";
+      all_const &= in.node->Is(OpId::kConst);
     }
     if (all_const) return false;
     const OutputRef a = node.inputs()[0];
@@ -73,7 +73,7 @@ class Candidates {
 
 // The value of a rank-0 float32 Const, if `ref` is one.
 std::optional<float> ScalarConst(OutputRef ref) {
-  if (ref.node->op_name() != "Const") return std::nullopt;
+  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
   auto it = ref.node->attrs().find("value");
   if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
   const Tensor& t = std::get<Tensor>(it->second);

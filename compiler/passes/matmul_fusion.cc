@@ -13,7 +13,7 @@ namespace {
 
 // The value of a scalar (one element) float32 Const, if `ref` is one.
 std::optional<float> ScalarConst(OutputRef ref) {
-  if (ref.node->op_name() != "Const") return std::nullopt;
+  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
   auto it = ref.node->attrs().find("value");
   if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
   const Tensor& t = std::get<Tensor>(it->second);
@@ -37,14 +37,14 @@ class Fuser {
 
   // The fusion for `mm`, or nullopt when nothing changes.
   std::optional<Fusion> Plan(const Node& mm) const {
-    if (mm.op_name() != "MatMul" || mm.output(0).dtype != DType::kFloat32 || IsPinned(mm, control_outputs_)) {
+    if (!mm.Is(OpId::kMatMul) || mm.output(0).dtype != DType::kFloat32 || IsPinned(mm, control_outputs_)) {
       return std::nullopt;
     }
     Fusion f{.inputs = mm.inputs(), .attrs = mm.attrs(), .last = &mm, .absorbed = {}};
     bool changed = false;
     if (f.inputs.size() == 2 && !f.attrs.contains("activation")) changed |= AddBias(mm, f);
     if (!f.attrs.contains("activation")) changed |= AddActivation(f);
-    if (!f.attrs.contains("constant_weights") && mm.inputs()[1].node->op_name() == "Const") {
+    if (!f.attrs.contains("constant_weights") && mm.inputs()[1].node->Is(OpId::kConst)) {
       f.attrs["constant_weights"] = true;
       changed = true;
     }
@@ -63,7 +63,7 @@ class Fuser {
 
   bool AddBias(const Node& mm, Fusion& f) const {
     const Node* add = Absorbable(mm);
-    if (add == nullptr || add->op_name() != "Add" || add->inputs().size() != 2) return false;
+    if (add == nullptr || !add->Is(OpId::kAdd) || add->inputs().size() != 2) return false;
     const OutputRef self{&mm, 0};
     const OutputRef c = add->inputs()[0] == self ? add->inputs()[1] : add->inputs()[0];
     if (c == self || rewrite_.removed(*c.node)) return false;
@@ -85,14 +85,14 @@ class Fuser {
     if (act == nullptr || act->inputs().empty() || act->inputs()[0] != OutputRef{f.last, 0}) return false;
     const Node* last = act;
     std::vector<const Node*> taken{act};
-    if (act->op_name() == "Relu" && act->inputs().size() == 1) {
+    if (act->Is(OpId::kRelu) && act->inputs().size() == 1) {
       f.attrs["activation"] = std::string("Relu");
-    } else if (act->op_name() == "Maximum" && act->inputs().size() == 2) {
+    } else if (act->Is(OpId::kMaximum) && act->inputs().size() == 2) {
       std::optional<float> lo = ScalarConst(act->inputs()[1]);
       if (!lo.has_value() || std::isnan(*lo)) return false;
       float hi = std::numeric_limits<float>::infinity();
       const Node* min = Absorbable(*act);
-      if (min != nullptr && min->op_name() == "Minimum" && min->inputs().size() == 2 &&
+      if (min != nullptr && min->Is(OpId::kMinimum) && min->inputs().size() == 2 &&
           min->inputs()[0] == OutputRef{act, 0}) {
         std::optional<float> h = ScalarConst(min->inputs()[1]);
         if (h.has_value() && *h >= *lo) {

@@ -82,7 +82,7 @@ StatusOr<ExecutionSpec> Prune(const Graph& graph, std::span<const std::string> f
   for (int id = 0; id < graph.num_nodes(); ++id) {
     if (!needed[id]) continue;
     const Node* node = graph.node(id);
-    if (node->op_name() == "Placeholder" && !fed.contains(OutputRef{node, 0})) {
+    if (node->Is(OpId::kPlaceholder) && !fed.contains(OutputRef{node, 0})) {
       return UnfedPlaceholder(*node);
     }
     spec.nodes.push_back(node);

@@ -54,7 +54,7 @@ class Copier {
   // A fed Placeholder or Arg: its Arg replaces it. Other fed nodes a run includes
   // (a control input needs them) are copied and run, their outputs unused.
   bool Skipped(const Node& node) const {
-    if (node.op_name() != "Placeholder" && node.op_name() != "Arg") return false;
+    if (!node.Is(OpId::kPlaceholder) && !node.Is(OpId::kArg)) return false;
     for (int o = 0; o < node.num_outputs(); ++o) {
       if (!fed_.contains(OutputRef{&node, o})) return false;
     }

@@ -30,7 +30,7 @@ Status Reinfer(const Node& node) {
   for (const OutputRef& in : node.inputs()) {
     types.push_back(in.node->output(in.index));
     const Tensor* value = nullptr;
-    if (in.node->op_name() == "Const") {
+    if (in.node->Is(OpId::kConst)) {
       auto it = in.node->attrs().find("value");
       if (it != in.node->attrs().end()) value = std::get_if<Tensor>(&it->second);
     }
@@ -78,11 +78,11 @@ Status VerifyBody(const FunctionBody& body) {
       if (!InGraph(g, c) || c->id() >= id) return Broken(node, "has a control input that is not an earlier node");
     }
     RETURN_IF_ERROR(Reinfer(node));
-    arg_nodes += node.op_name() == "Arg";
+    arg_nodes += node.Is(OpId::kArg);
   }
   absl::flat_hash_set<const Node*> args;
   for (const Node* a : body.args) {
-    if (!InGraph(g, a) || a->op_name() != "Arg" || !args.insert(a).second) {
+    if (!InGraph(g, a) || !a->Is(OpId::kArg) || !args.insert(a).second) {
       return errors::Internal("the argument list is not the graph's Arg nodes, each once");
     }
   }

@@ -44,6 +44,7 @@ class Node {
   const std::string& name() const { return name_; }
   const OpDef& op() const { return *op_; }
   const std::string& op_name() const { return op_->name; }
+  bool Is(OpId id) const { return op_->id == id; }
   const std::vector<OutputRef>& inputs() const { return inputs_; }
   const std::vector<const Node*>& control_inputs() const { return control_inputs_; }
   const AttrMap& attrs() const { return attrs_; }

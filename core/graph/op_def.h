@@ -36,6 +36,36 @@ enum OpTrait : uint32_t {
   kAxisReduction = 1u << 1,
 };
 
+// The ops the graph passes rewrite or look through, by id (set in one table,
+// core/ops/op_traits.cc): a pass asks `node.Is(OpId::kConvND)` instead of comparing
+// names, and a renamed op fails OpCoverageTest instead of silently not matching.
+enum class OpId : uint16_t {
+  kOther = 0,
+  kArg,
+  kPlaceholder,
+  kConst,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kNeg,
+  kIdentity,
+  kCast,
+  kReshape,
+  kRelu,
+  kMaximum,
+  kMinimum,
+  kMatMul,
+  kConvND,
+  kMaxPoolND,
+  kAvgPoolND,
+  kConcatV2,
+  kPad,
+  kTranspose,
+  kMean,
+  kCount,  // not an op: the number of ids
+};
+
 struct OpDef {
   static constexpr int kVariadic = -1;
 
@@ -50,6 +80,7 @@ struct OpDef {
   bool stateful = false;
   // OpTrait bits.
   uint32_t traits = 0;
+  OpId id = OpId::kOther;
   InferFn infer;
 
   bool Has(OpTrait trait) const { return (traits & trait) != 0; }

@@ -25,6 +25,15 @@ void OpRegistry::Register(OpDef def) {
   }
 }
 
+void OpRegistry::SetId(absl::string_view name, OpId id) {
+  auto it = ops_.find(name);
+  if (it == ops_.end()) {
+    std::fprintf(stderr, "graphd: an id for unknown op %.*s\n", static_cast<int>(name.size()), name.data());
+    std::abort();
+  }
+  it->second->id = id;
+}
+
 void OpRegistry::AddTraits(absl::string_view name, uint32_t traits) {
   auto it = ops_.find(name);
   if (it == ops_.end()) {

@@ -23,6 +23,8 @@ class OpRegistry {
   // Adds OpTrait bits to registered op `name`; an unknown name is a programming error
   // (aborts).
   void AddTraits(absl::string_view name, uint32_t traits);
+  // Gives registered op `name` its OpId; unknown names abort, as above.
+  void SetId(absl::string_view name, OpId id);
   // nullptr when unknown.
   const OpDef* Find(absl::string_view name) const;
   std::vector<std::string> OpNames() const;

@@ -89,6 +89,22 @@ StatusOr<std::vector<TensorType>> InferOver(const OpDef& op, const PartialShape&
   return c.outputs();
 }
 
+// Every OpId the passes match on names exactly one registered op: a renamed or removed
+// op fails here instead of a pass silently no longer matching it.
+TEST(OpCoverageTest, EveryOpIdNamesOneRegisteredOp) {
+  std::vector<int> seen(static_cast<int>(OpId::kCount), 0);
+  for (const std::string& name : RegisteredOps()) {
+    const OpDef& op = *OpRegistry::Global().Find(name);
+    ++seen[static_cast<int>(op.id)];
+  }
+  for (int id = 1; id < static_cast<int>(OpId::kCount); ++id) {
+    EXPECT_EQ(seen[id], 1) << "OpId " << id << " is given to " << seen[id] << " ops (core/ops/op_traits.cc)";
+  }
+  EXPECT_EQ(OpRegistry::Global().Find("ConvND")->id, OpId::kConvND);
+  EXPECT_EQ(OpRegistry::Global().Find("Const")->id, OpId::kConst);
+  EXPECT_EQ(OpRegistry::Global().Find("Softmax")->id, OpId::kOther);
+}
+
 TEST(OpCoverageTest, TraitsHoldForWhatInferenceSays) {
   const PartialShape shape(std::vector<int64_t>{2, 3, 4, 5});
   int elementwise = 0, reductions = 0;
