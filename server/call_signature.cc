@@ -1,5 +1,7 @@
 #include "server/call_signature.h"
 
+#include "absl/strings/str_cat.h"
+
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
 #include "compiler/tracer/tf_objects.h"
@@ -14,62 +16,68 @@ using K = Value::Kind;
 // tensors and Python scalars, strings and containers of these. Top-level eager
 // tensors are keyed by dtype and shape (they are fed); anything else by value (a
 // tensor inside a container is traced as a constant, so its value is part of the key).
-void AddArg(const Value& v, compiler::SignatureKey& key, bool top_level) {
+Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
+  const bool top_level = depth == 0;
+  if (depth > kMaxArgDepth) {
+    return errors::InvalidArgument(absl::StrCat("function arguments nest deeper than ", kMaxArgDepth, " containers"));
+  }
   switch (v.kind()) {
     case K::kNone:
       key.AddNone();
-      return;
+      return absl::OkStatus();
     case K::kBool:
       key.AddBool(v.as_bool());
-      return;
+      return absl::OkStatus();
     case K::kInt:
       key.AddInt(v.as_int());
-      return;
+      return absl::OkStatus();
     case K::kFloat:
       key.AddFloat(v.as_float());
-      return;
+      return absl::OkStatus();
     case K::kStr:
       key.AddStr(v.as_str());
-      return;
+      return absl::OkStatus();
     case K::kTuple:
     case K::kList: {
       const std::vector<Value>& items = v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items;
       key.OpenContainer(v.is(K::kTuple) ? compiler::SignatureKey::kTuple : compiler::SignatureKey::kList,
                         static_cast<uint32_t>(items.size()));
-      for (const Value& e : items) AddArg(e, key, false);
-      return;
+      for (const Value& e : items) RETURN_IF_ERROR(AddArg(e, key, depth + 1));
+      return absl::OkStatus();
     }
     case K::kDict: {
       const auto& items = v.as_dict()->items;
       key.OpenContainer(compiler::SignatureKey::kDict, static_cast<uint32_t>(items.size()));
       for (const auto& [k, e] : items) {
-        AddArg(k, key, false);
-        AddArg(e, key, false);
+        RETURN_IF_ERROR(AddArg(k, key, depth + 1));
+        RETURN_IF_ERROR(AddArg(e, key, depth + 1));
       }
-      return;
+      return absl::OkStatus();
     }
     case K::kTensor:
       if (top_level && !v.as_tensor()->symbolic()) {
         const Tensor& t = *v.as_tensor()->value;
         key.AddTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
-        return;
+        return absl::OkStatus();
       }
       break;
     default:
       break;
   }
   key.AddRaw(v.TypeName() + ":" + compiler::tracer::PyRepr(v));
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-void AddCallArgs(const std::vector<Value>& args, const std::vector<std::pair<std::string, Value>>& kwargs,
-                 compiler::SignatureKey& key) {
-  for (const Value& a : args) AddArg(a, key, true);
+Status AddCallArgs(const std::vector<Value>& args, const std::vector<std::pair<std::string, Value>>& kwargs,
+                   compiler::SignatureKey& key) {
+  for (const Value& a : args) RETURN_IF_ERROR(AddArg(a, key, 0));
   for (const auto& [k, v] : kwargs) {
     key.AddName(k);
-    AddArg(v, key, true);
+    RETURN_IF_ERROR(AddArg(v, key, 0));
   }
+  return absl::OkStatus();
 }
 
 void AddPinnedSignature(absl::string_view mode, const std::vector<Value>& specs, compiler::SignatureKey& key) {

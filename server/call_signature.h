@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "compiler/cache/signature_key.h"
+#include "core/status.h"
 #include "compiler/tracer/value.h"
 
 namespace graphd::server {
@@ -19,7 +20,9 @@ namespace graphd::server {
 // tensors are keyed by dtype and shape (they are fed); anything else by value (a
 // tensor inside a container is traced as a constant, so its value is part of the
 // key; objects other than the above by their type and repr, which allocates).
-void AddCallArgs(const std::vector<compiler::tracer::Value>& args,
+// InvalidArgument when containers nest deeper than kMaxArgDepth.
+inline constexpr int kMaxArgDepth = 100;
+Status AddCallArgs(const std::vector<compiler::tracer::Value>& args,
                  const std::vector<std::pair<std::string, compiler::tracer::Value>>& kwargs,
                  compiler::SignatureKey& key);
 

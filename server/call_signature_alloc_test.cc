@@ -51,7 +51,7 @@ TEST(CallSignatureTest, ACacheHitAllocatesNothingOnTheSignaturePath) {
   UsedSignatures traces;
   const Fingerprint content = Fingerprinter().Add("module").Finish();
   compiler::SignatureKey key;
-  AddCallArgs(args, kwargs, key);
+  ASSERT_TRUE(AddCallArgs(args, kwargs, key).ok());
   auto compiled = cache.GetOrCompile(content, key.bytes(), [] {
     auto f = std::make_shared<compiler::CompiledFunction>();
     f->id = compiler::NextCompiledFunctionId();
@@ -65,7 +65,7 @@ TEST(CallSignatureTest, ACacheHitAllocatesNothingOnTheSignaturePath) {
   int hits = 0;
   for (int i = 0; i < 1000; ++i) {
     key.Clear();
-    AddCallArgs(args, kwargs, key);
+    if (!AddCallArgs(args, kwargs, key).ok()) break;
     const UsedSignatures::Item* item = traces.Find(key.bytes());
     if (item != nullptr && cache.Lookup(item->content, key.bytes()) != nullptr) ++hits;
   }
@@ -79,6 +79,15 @@ TEST(CallSignatureTest, ACacheHitAllocatesNothingOnTheSignaturePath) {
   counting = false;
   EXPECT_GT(allocations.load(), 0);
   EXPECT_FALSE(copy.empty());
+}
+
+TEST(CallSignatureTest, ArgumentsNestedTooDeeplyAreRefused) {
+  Value v = Value::Int(1);
+  for (int i = 0; i < 1000; ++i) v = Value::List({v});
+  compiler::SignatureKey key;
+  Status s = AddCallArgs({v}, {}, key);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.message().find("nest deeper"), std::string::npos) << s;
 }
 
 }  // namespace

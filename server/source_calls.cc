@@ -173,7 +173,7 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
     AddPinnedSignature(is_concrete ? "concrete" : "input_signature", *pinned, key);
     args.clear();
   } else {
-    AddCallArgs(args, kwargs, key);
+    RETURN_IF_ERROR(AddCallArgs(args, kwargs, key));
     for (const Value& a : args) AddFeed(a, feeds);
     for (const auto& [k, v] : kwargs) AddFeed(v, feeds);
   }

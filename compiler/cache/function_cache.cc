@@ -21,7 +21,7 @@ FunctionCache::Ref FunctionCache::Lookup(const Fingerprint& content, absl::strin
 }
 
 void FunctionCache::EraseSlot(std::list<Slot>::iterator it) {
-  stats_.bytes -= it->value->bytes;
+  stats_.bytes -= it->bytes;
   index_.erase(KeyView{it->key.content, it->key.signature});
   lru_.erase(it);
   stats_.entries = static_cast<int64_t>(lru_.size());
@@ -29,8 +29,10 @@ void FunctionCache::EraseSlot(std::list<Slot>::iterator it) {
 
 void FunctionCache::Insert(Key key, Ref value, uint64_t owner) {
   if (auto it = index_.find(key); it != index_.end()) EraseSlot(it->second);  // made meanwhile
-  stats_.bytes += value->bytes;
-  lru_.push_front(Slot{key, std::move(value), owner});
+  // The key counts too: a signature carries the call's Python values.
+  const int64_t bytes = value->bytes + static_cast<int64_t>(key.signature.size());
+  stats_.bytes += bytes;
+  lru_.push_front(Slot{key, std::move(value), owner, bytes});
   index_.emplace(std::move(key), lru_.begin());
   stats_.entries = static_cast<int64_t>(lru_.size());
   while (lru_.size() > 1 && (lru_.size() > options_.max_entries || stats_.bytes > options_.max_bytes)) {

@@ -9,7 +9,7 @@
 // - Misses are single-flight: concurrent callers of a key being compiled wait for
 //   that compile and share its result (or its error; a compile that was cancelled or
 //   ran out of time is retried by the next waiter instead).
-// - Bounded by entries and by bytes of constants (LRU; the entry just made is never
+// - Bounded by entries and by bytes of constants and keys (LRU; the entry just made is never
 //   the one evicted). Evicting drops the cache's reference only: sessions running or
 //   holding a function (a callable) keep it alive.
 //
@@ -104,6 +104,7 @@ class FunctionCache {
     Key key;
     Ref value;
     uint64_t owner = 0;
+    int64_t bytes = 0;  // the function's constants and the key's signature
   };
   // A compile in progress: its result, set once, then `done` notified.
   struct Flight {

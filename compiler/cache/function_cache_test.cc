@@ -78,7 +78,7 @@ TEST(FunctionCacheTest, BoundedByBytesButKeepsTheEntryJustMade) {
   ASSERT_TRUE(cache.GetOrCompile(Content("m"), "b", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made(600)); }).ok());
   EXPECT_EQ(cache.Lookup(Content("m"), "a"), nullptr);
   EXPECT_NE(cache.Lookup(Content("m"), "b"), nullptr);
-  EXPECT_EQ(cache.stats().bytes, 600);
+  EXPECT_EQ(cache.stats().bytes, 600 + 1);  // the constants and the one-byte key
   // One entry over the whole budget is still kept (it is in use).
   auto huge = cache.GetOrCompile(Content("m"), "c", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made(5000)); });
   ASSERT_TRUE(huge.ok());
@@ -151,6 +151,25 @@ TEST(FunctionCacheTest, ARecursiveCompileOfTheSameKeyIsAnErrorNotADeadlock) {
     return Made();
   });
   EXPECT_EQ(r.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(FunctionCacheTest, EraseOwnerDropsOnlyThatOwnersEntries) {
+  FunctionCache cache;
+  auto produce = []() -> StatusOr<std::shared_ptr<CompiledFunction>> { return Made(10); };
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "shared", produce).ok());
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "one", produce, nullptr, /*owner=*/7).ok());
+  auto kept = cache.GetOrCompile(Content("m"), "two", produce, nullptr, /*owner=*/7);
+  ASSERT_TRUE(kept.ok());
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "other", produce, nullptr, /*owner=*/8).ok());
+  cache.EraseOwner(7);
+  EXPECT_NE(cache.Lookup(Content("m"), "shared"), nullptr);
+  EXPECT_EQ(cache.Lookup(Content("m"), "one"), nullptr);
+  EXPECT_EQ(cache.Lookup(Content("m"), "two"), nullptr);
+  EXPECT_NE(cache.Lookup(Content("m"), "other"), nullptr);
+  EXPECT_EQ(cache.stats().entries, 2);
+  EXPECT_NE(kept->get(), nullptr);  // a holder keeps its function
+  cache.EraseOwner(0);              // 0 is "shared": never erased
+  EXPECT_EQ(cache.stats().entries, 2);
 }
 
 }  // namespace

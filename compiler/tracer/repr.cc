@@ -100,6 +100,15 @@ std::string ShapeRepr(const PartialShape& shape) {
 
 std::string PyRepr(const Value& v) {
   using K = Value::Kind;
+  // Containers nested deeper than Python's own repr could print (it raises
+  // RecursionError) show as "..." there, instead of overflowing the stack.
+  constexpr int kMaxReprDepth = 500;
+  thread_local int depth = 0;
+  if (depth >= kMaxReprDepth && (v.is(K::kTuple) || v.is(K::kList) || v.is(K::kDict))) return "...";
+  struct Nest {
+    Nest() { ++depth; }
+    ~Nest() { --depth; }
+  } nest;
   switch (v.kind()) {
     case K::kNone: return "None";
     case K::kBool: return v.as_bool() ? "True" : "False";

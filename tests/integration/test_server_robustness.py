@@ -98,3 +98,26 @@ def test_gpu_session_request_is_answered_clearly(target):
     with pytest.raises(tf.errors.InvalidArgumentError) as info:
         tf.Session(target, device="tpu")
     assert "tpu" in str(info.value)
+
+
+def test_deeply_nested_python_values_are_refused_not_a_crash(target):
+    """A module's own code can build containers far deeper than a request may carry:
+    passing one to a tf.function is a clear error, and repr() of one (print, str)
+    stops nesting instead of overflowing the server's stack."""
+    deep = """
+import tensorflow as tf
+
+@tf.function
+def f(x):
+    return 1
+
+x = []
+for i in range(100000):
+    x = [x]
+print(len(str(x)) > 100)
+"""
+    with graphd.connect(target) as client:
+        with pytest.raises(graphd.errors.InvalidArgumentError, match="nest deeper than"):
+            client.load_module(deep + "y = f(x)\n")
+        client.load_module(deep, filename="printed.py")
+        assert client.load_module("import tensorflow as tf\n@tf.function\ndef g(x):\n    return x + 1\n").g(1) == 2
