@@ -4,13 +4,28 @@
 
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
+#include "compiler/tracer/objects.h"
 #include "compiler/tracer/tf_objects.h"
+#include "compiler/tracer/variables.h"
 
 namespace graphd::server {
 namespace {
 
 using compiler::tracer::Value;
 using K = Value::Kind;
+
+// The elements of a host tensor, exactly (strings one by one; a device tensor by its
+// buffer, which no other tensor shares).
+void AddTensorValue(const Tensor& t, compiler::SignatureKey& key) {
+  if (!t.on_host()) {
+    key.AddInt(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.buffer().get())));
+  } else if (t.dtype() == DType::kString) {
+    const std::string* s = t.data<std::string>();
+    for (int64_t i = 0; i < t.num_elements(); ++i) key.AddStr(s[i]);
+  } else {
+    key.AddRaw(absl::string_view(static_cast<const char*>(t.raw_data()), t.bytes()));
+  }
+}
 
 // A call's arguments as the cache sees them, added to `key` without allocating for
 // tensors and Python scalars, strings and containers of these. Top-level eager
@@ -55,9 +70,23 @@ Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
       return absl::OkStatus();
     }
     case K::kTensor:
-      if (top_level && !v.as_tensor()->symbolic()) {
+      if (!v.as_tensor()->symbolic()) {
         const Tensor& t = *v.as_tensor()->value;
         key.AddTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
+        if (!top_level) AddTensorValue(t, key);  // traced as a constant: its value is the key
+        return absl::OkStatus();
+      }
+      break;
+    case K::kObject:
+      // Objects whose repr does not say which one they are: by what names them.
+      if (auto var = v.object_as<compiler::tracer::VariableObj>()) {
+        key.AddRaw("tf.Variable");
+        key.AddStr(var->store_name());
+        return absl::OkStatus();
+      }
+      if (auto fn = v.object_as<compiler::tracer::FunctionObj>()) {
+        key.AddRaw("function");
+        key.AddInt(fn->serial);
         return absl::OkStatus();
       }
       break;

@@ -17,9 +17,10 @@
 namespace graphd::server {
 
 // Adds positional `args`, then each keyword as its name and value. Top-level eager
-// tensors are keyed by dtype and shape (they are fed); anything else by value (a
-// tensor inside a container is traced as a constant, so its value is part of the
-// key; objects other than the above by their type and repr, which allocates).
+// tensors are keyed by dtype and shape (they are fed); anything else by value: a
+// tensor inside a container (traced as a constant) by dtype, shape and elements, a
+// tf.Variable by its store name, a function by its serial, other objects by their
+// type and repr (which allocates).
 // InvalidArgument when containers nest deeper than kMaxArgDepth.
 inline constexpr int kMaxArgDepth = 100;
 Status AddCallArgs(const std::vector<compiler::tracer::Value>& args,

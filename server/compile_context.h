@@ -49,10 +49,11 @@ struct CompileContext {
   Fingerprint Content(Fingerprinter what) const {
     return what.Add(target.device).AddInt(static_cast<int64_t>(owner)).Finish();
   }
+  // `token`: the caller's, bounding a wait for another caller's compile.
   StatusOr<compiler::FunctionCache::Ref> GetOrCompile(const Fingerprint& content, absl::string_view signature,
-                                                      compiler::FunctionCache::Producer produce,
-                                                      bool* compiled = nullptr) const {
-    return cache.GetOrCompile(content, signature, produce, compiled, owner);
+                                                      compiler::FunctionCache::Producer produce, bool* compiled,
+                                                      const CancellationToken& token) const {
+    return cache.GetOrCompile(content, signature, produce, compiled, owner, &token);
   }
 };
 

@@ -213,7 +213,7 @@ Status GraphFunctions::CheckInputs(const std::string& name, const std::vector<Va
 }
 
 StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup(
-    const std::string& name, const std::vector<GraphValue>& inputs, GraphCallResult& result,
+    const std::string& name, const std::vector<GraphValue>& inputs, const CancellationToken& token, GraphCallResult& result,
     std::shared_ptr<const OnnxModel>* model) {
   std::shared_ptr<Entry> entry;
   {
@@ -249,7 +249,7 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
       ASSIGN_OR_RETURN(FunctionRef function, Build(*entry, name, build_shapes, values));
       return compiler::Compile(std::move(function), ReadableSignature(entry->inputs, build_shapes, values),
                                compile_.target, /*optimized=*/true);
-    }, &built));
+    }, &built, token));
     if (built) result.compile_us = compiled->compile_us;
   }
   absl::MutexLock lock(&mu_);
@@ -265,7 +265,7 @@ StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vec
                                                VariableStore& variables, const CancellationToken& token) {
   GraphCallResult result;
   std::shared_ptr<const OnnxModel> model;  // the one `compiled` was built from
-  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, result, &model));
+  ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, token, result, &model));
   auto start = std::chrono::steady_clock::now();
   std::vector<Tensor> args;
   if (model != nullptr) {

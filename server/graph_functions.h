@@ -105,7 +105,7 @@ class GraphFunctions {
   // The concrete function for `inputs` (checked): cached, or built (NotQuick in a
   // QuickScope instead of building). `result` gets the build time and first use.
   StatusOr<std::shared_ptr<const Compiled>> Lookup(const std::string& name, const std::vector<GraphValue>& inputs,
-                                                   GraphCallResult& result,
+                                                   const CancellationToken& token, GraphCallResult& result,
                                                    std::shared_ptr<const compiler::onnx_import::OnnxModel>* model);
   // Checks `inputs` against the declared inputs (tensor inputs here; sequences and
   // optionals by onnx_import::InputShapes).

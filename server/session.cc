@@ -56,7 +56,8 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
 }
 
 StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSignature& sig,
-                                                                    int64_t* compile_us) {
+                                                                    int64_t* compile_us,
+                                                                    const CancellationToken& token) {
   // Readers: runs compile concurrently; Extend waits for them.
   absl::ReaderMutexLock lock(&mu_);
   compiler::SignatureKey key;
@@ -74,7 +75,7 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
     mu_.AssertReaderHeld();  // the compile runs on this thread, under the lock above
     ASSIGN_OR_RETURN(ExecutionSpec spec, compiler::Prune(graph_, sig.feeds, sig.fetches, sig.targets));
     return compiler::CompileSpec(spec, "run", compile_.target);
-  }, &compiled));
+  }, &compiled, token));
   if (compiled) *compile_us = function->compile_us;
   return function;
 }
@@ -101,17 +102,17 @@ StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> fe
                                                 feeds.size(), " feed values"));
   }
   int64_t compile_us = 0;
-  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
+  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us, token));
   ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token));
   result.timings.compile_us = compile_us;
   Touch();  // a long run counts as use until it ends
   return result;
 }
 
-StatusOr<int64_t> Session::MakeCallable(RunSignature sig) {
+StatusOr<int64_t> Session::MakeCallable(RunSignature sig, const CancellationToken& token) {
   Touch();
   int64_t compile_us = 0;
-  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us));
+  ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us, token));
   absl::MutexLock lock(&mu_);
   if (callables_.size() >= kMaxCallables) {
     return errors::ResourceExhausted(absl::StrCat("session ", handle_, " already holds ", kMaxCallables,

@@ -84,7 +84,7 @@ class Session {
                           const CancellationToken& token);
 
   // Callables: a signature compiled once and named by a handle.
-  StatusOr<int64_t> MakeCallable(RunSignature sig);
+  StatusOr<int64_t> MakeCallable(RunSignature sig, const CancellationToken& token);
   StatusOr<RunResult> RunCallable(int64_t handle, std::vector<Tensor> feeds,
                                   const CancellationToken& token);
   Status ReleaseCallable(int64_t handle);
@@ -111,7 +111,8 @@ class Session {
   using Compiled = compiler::CompiledFunction;
   // The concrete function for `sig`, compiling it on a miss (NotQuick instead in a
   // QuickScope). `compile_us` gets the time spent.
-  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us);
+  StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us,
+                                                    const CancellationToken& token);
   StatusOr<RunResult> Execute(const Compiled& compiled, std::vector<Tensor> feeds,
                               const CancellationToken& token);
 

@@ -67,6 +67,7 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
     // GPU memory is accounted per session and goes back when it closes: its concrete
     // functions are its own.
     owner = next_owner_.fetch_add(1);
+    cache_.AddOwner(owner);
   }
   {
     absl::MutexLock lock(&mu_);

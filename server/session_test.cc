@@ -155,9 +155,9 @@ TEST_F(SessionTest, RunErrors) {
 }
 
 TEST_F(SessionTest, Callables) {
-  auto h = session_.MakeCallable({.feeds = {"x"}, .fetches = {"neg", "sq"}});
+  auto h = session_.MakeCallable({.feeds = {"x"}, .fetches = {"neg", "sq"}}, token_);
   ASSERT_TRUE(h.ok()) << h.status();
-  auto h2 = session_.MakeCallable({.feeds = {"x"}, .fetches = {"sq"}});
+  auto h2 = session_.MakeCallable({.feeds = {"x"}, .fetches = {"sq"}}, token_);
   ASSERT_TRUE(h2.ok());
   EXPECT_NE(*h, *h2);
   for (float v : {2.0f, 5.0f}) {
@@ -183,7 +183,7 @@ TEST_F(SessionTest, Callables) {
             absl::StatusCode::kInvalidArgument);
   // The other callable is unaffected.
   EXPECT_TRUE(session_.RunCallable(*h2, {Vec({3})}, token_).ok());
-  auto unknown = session_.MakeCallable({.fetches = {"nope"}});
+  auto unknown = session_.MakeCallable({.fetches = {"nope"}}, token_);
   ASSERT_FALSE(unknown.ok());
   EXPECT_EQ(unknown.status().code(), absl::StatusCode::kInvalidArgument);
 }
@@ -209,7 +209,7 @@ TEST_F(SessionTest, QuickRunsOnlyCachedPlansKnownToBeQuick) {
   EXPECT_TRUE(session_.Run(sig, {Vec({3})}, token_).ok());  // outside any scope: no limit
 
   // A callable planned but never run has no measured run yet.
-  auto h = session_.MakeCallable({.feeds = {"x"}, .fetches = {"neg"}});
+  auto h = session_.MakeCallable({.feeds = {"x"}, .fetches = {"neg"}}, token_);
   ASSERT_TRUE(h.ok());
   {
     QuickScope quick(kLongLimit);

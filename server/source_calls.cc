@@ -57,6 +57,9 @@ void Reshape(compiler::tracer::TraceArgs& args, const std::vector<PartialShape>&
   for (auto& [k, v] : args.kwargs) reshape(v);
 }
 
+// Traces a module took from the cache and has not replayed yet, at most.
+constexpr size_t kMaxPendingReplays = 64;
+
 // A history no other module has (after a trace or replay that failed partway).
 Fingerprint Diverged(const Fingerprint& history) {
   static std::atomic<int64_t> count{0};
@@ -184,17 +187,17 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   compiler::SignatureKey trace_key;  // reduce_retracing: what a miss traces
   {
     absl::MutexLock lock(&mu_);
-    state = &module.functions[info.key];  // std::map: the address stays valid
+    state = &module.functions[info.serial];  // std::map: the address stays valid
     result.tracing_count = state->tracing_count;
     if (const UsedSignatures::Item* traced = state->traces.Find(key.bytes())) {
       compiled = compile_.cache.Lookup(traced->content, key.bytes());
+      if (compiled == nullptr) compiled = traced->pinned;  // evicted from the cache: still this session's
     }
     if (compiled == nullptr && reduce) {
       compiled = state->traces.FindAccepting(key, compile_.cache, &trace_key);
       if (compiled == nullptr) trace_key = state->traces.Generalized(key);
     }
   }
-  // A plan that ran within the limit has also run its variable initialisers.
   RETURN_IF_ERROR(CheckQuick(compiled.get()));
   if (compiled == nullptr) {
     compiler::tracer::TraceArgs trace_args;
@@ -237,6 +240,9 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       initialized = state->initialized.contains(compiled->id);
     }
     if (!initialized) {  // idempotent: its assignments only fill uninitialised variables
+      // Another session's run may have made the function quick; this session's first
+      // run also initialises its variables, which is never quick.
+      RETURN_IF_ERROR(CheckQuick(nullptr));
       RETURN_IF_ERROR(executor::Execute(PlanOf(*compiled->init_plan), feeds, ctx).status());
       absl::MutexLock lock(&mu_);
       state->initialized.insert(compiled->id);
@@ -288,6 +294,7 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
     // A call that waited here may find the trace it waited for.
     if (const UsedSignatures::Item* traced = state.traces.Find(key.bytes())) {
       if (auto hit = compile_.cache.Lookup(traced->content, key.bytes())) return hit;
+      if (traced->pinned != nullptr) return traced->pinned;
     }
     if (reduce) {
       compiler::SignatureKey general;
@@ -299,12 +306,14 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
   bool traced = false;
   int traces = 0;
   auto made = compile_.GetOrCompile(content, trace_key.bytes(), [&]() -> StatusOr<std::shared_ptr<Compiled>> {
-    RETURN_IF_ERROR(CatchUp(module, token));
+    // This module's backlog failing is its own affair: another session waiting for
+    // this key traces it itself.
+    if (Status caught_up = CatchUp(module, token); !caught_up.ok()) return compiler::CallerSpecific(caught_up);
     ASSIGN_OR_RETURN(auto compiled, Compile(module, fn, first, trace_args, token, &traces));
     compiled->signature = std::move(readable);
     return compiled;
-  }, &traced);
-  absl::MutexLock lock(&mu_);
+  }, &traced, token);
+  absl::ReleasableMutexLock lock(&mu_);
   if (traced) {
     // This module's Python state moved on. A failed trace (cancelled, out of time, an
     // exception) may have changed it partway: its state is its own from then on.
@@ -323,9 +332,16 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
     result.tracing_count = state.tracing_count;
     module.pending.push_back(Replay{fn, trace_args, first, source.twice});
   }
-  state.traces.Record(content, trace_key, compiled);
+  // A source function's traces stay this session's while it lives (tf.function never
+  // forgets one): pinned, so the cache's eviction cannot make it trace again.
+  state.traces.Record(content, trace_key, compiled, /*pin=*/true);
   result.compile_us = traced ? compiled->compile_us : 0;
   result.stdout_text = source.trace_stdout;
+  // While the module's top-level code runs, what follows the call must see the state
+  // the trace left; and the backlog stays short.
+  const bool catch_up = !traced && (module.loading || module.pending.size() >= kMaxPendingReplays);
+  lock.Release();
+  if (catch_up) RETURN_IF_ERROR(CatchUp(module, token));
   return compiled;
 }
 

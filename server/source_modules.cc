@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "absl/strings/str_cat.h"
+#include "compiler/import/graphdef_fingerprint.h"
 #include "compiler/tracer/concrete_objects.h"
 #include "compiler/tracer/tf_objects.h"
 #include "executor/runtime/executor.h"
@@ -23,6 +24,15 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
       auto out = executor::Execute(*plan, {}, {.variables = &variables_, .cancellation = &token_, .output = &printed});
       stdout_text += printed.TakeStdout();
       stderr_text += printed.TakeStderr();
+      if (out.ok()) {
+        // Eager results (random numbers, say) become Python values later traces may
+        // bake in: the module's history includes them, so only modules that computed
+        // the same values share traces.
+        absl::MutexLock lock(&owner_.mu_);
+        Fingerprinter history(module_.history);
+        for (const Tensor& t : *out) compiler::AddTensor(history, t);
+        module_.history = history.Finish();
+      }
       return out;
     }
     std::optional<StatusOr<Value>> CallFunction(compiler::tracer::Interpreter& interp, const Value& fn,
@@ -78,7 +88,9 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
   module.history = compile_.Content(Fingerprinter(code).AddInt(ordinal));
   module.runtime->set_variable_prefix(absl::StrCat(code.ToString().substr(0, 12), ".", ordinal, "/"));
   Runner runner(*this, module, variables, token);
+  module.loading = true;
   RETURN_IF_ERROR(module.runtime->Run(&token, &runner));
+  module.loading = false;
   Loaded loaded{.functions = module.runtime->FunctionNames(),
                 .stdout_text = module.runtime->load_stdout() + runner.stdout_text,
                 .stderr_text = runner.stderr_text};
@@ -151,7 +163,7 @@ StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, 
   ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
   absl::MutexLock lock(&mu_);
   Description d;
-  auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).key);
+  auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).serial);
   if (it != module->functions.end()) {
     d.tracing_count = it->second.tracing_count;
     it->second.traces.ForEach([&](const UsedSignatures::Item& item) {

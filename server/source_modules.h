@@ -114,9 +114,12 @@ class SourceModules {
     // the same state.
     Fingerprint history;
     std::vector<Replay> pending;  // guarded by mu_
-    // By function identity (FunctionInfo::key): every name bound to a function, and
-    // calls from the module's own top-level code, share one record.
-    std::map<const void*, FunctionState> functions;
+    // True while Load runs its top-level code (only Load's thread uses it then).
+    bool loading = false;
+    // By function identity (FunctionInfo::serial, never reused in the module): every
+    // name bound to a function, and calls from the module's own top-level code, share
+    // one record.
+    std::map<int64_t, FunctionState> functions;
   };
   // Calls function value `fn` of `module` (see Call): the signature, the cache, the run.
   StatusOr<CallResult> Invoke(Module& module, const Value& fn, std::vector<Value> args,

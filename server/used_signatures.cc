@@ -3,18 +3,19 @@
 namespace graphd::server {
 
 void UsedSignatures::Record(const Fingerprint& content, const compiler::SignatureKey& key,
-                            const std::shared_ptr<const compiler::CompiledFunction>& function) {
+                            const std::shared_ptr<const compiler::CompiledFunction>& function, bool pin) {
   std::string k(key.bytes());
   if (auto it = items_.find(k); it != items_.end()) {
     it->second.content = content;
     it->second.function = function;
+    it->second.pinned = pin ? function : nullptr;
     return;
   }
   if (order_.size() >= kMaxItems) {
     items_.erase(order_.front());
     order_.pop_front();
   }
-  items_.emplace(k, Item{key, content, function});
+  items_.emplace(k, Item{key, content, function, pin ? function : nullptr});
   order_.push_back(std::move(k));
 }
 
@@ -29,7 +30,9 @@ std::shared_ptr<const compiler::CompiledFunction> UsedSignatures::FindAccepting(
   for (auto it = order_.rbegin(); it != order_.rend(); ++it) {
     const Item& item = items_.at(*it);
     if (!compiler::SignatureKey::Accepts(item.key, call)) continue;
-    if (auto found = cache.Lookup(item.content, item.key.bytes())) {
+    auto found = cache.Lookup(item.content, item.key.bytes());
+    if (found == nullptr) found = item.pinned;
+    if (found != nullptr) {
       *key = item.key;
       return found;
     }

@@ -3,13 +3,25 @@
 namespace graphd::compiler {
 namespace {
 
+constexpr char kCallerSpecificPayload[] = "graphd.dev/compile-caller-specific";
+
 // Errors that belong to the caller that compiled, not to the key: a waiter compiles
 // again instead of taking them.
-bool CallerSpecific(const Status& s) {
-  return absl::IsCancelled(s) || absl::IsDeadlineExceeded(s);
+bool IsCallerSpecific(const Status& s) {
+  return absl::IsCancelled(s) || absl::IsDeadlineExceeded(s) || s.GetPayload(kCallerSpecificPayload).has_value();
 }
 
 }  // namespace
+
+Status CallerSpecific(Status status) {
+  if (!status.ok()) status.SetPayload(kCallerSpecificPayload, absl::Cord("1"));
+  return status;
+}
+
+void FunctionCache::AddOwner(uint64_t owner) {
+  absl::MutexLock lock(&mu_);
+  if (owner != 0) owners_.insert(owner);
+}
 
 FunctionCache::Ref FunctionCache::Lookup(const Fingerprint& content, absl::string_view signature) {
   absl::MutexLock lock(&mu_);
@@ -45,6 +57,7 @@ void FunctionCache::EraseOwner(uint64_t owner) {
   if (owner == 0) return;
   std::vector<Ref> dropped;  // released after the lock
   absl::MutexLock lock(&mu_);
+  owners_.erase(owner);
   for (auto it = lru_.begin(); it != lru_.end();) {
     auto next = std::next(it);
     if (it->owner == owner) {
@@ -56,7 +69,8 @@ void FunctionCache::EraseOwner(uint64_t owner) {
 }
 
 StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& content, absl::string_view signature,
-                                                         Producer produce, bool* compiled, uint64_t owner) {
+                                                         Producer produce, bool* compiled, uint64_t owner,
+                                                         const CancellationToken* token) {
   if (compiled != nullptr) *compiled = false;
   for (;;) {
     std::shared_ptr<Flight> flight;
@@ -86,15 +100,19 @@ StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& cont
     }
     if (!mine) {
       absl::MutexLock lock(&flight->mu);
-      flight->mu.Await(absl::Condition(&flight->done));
-      if (!flight->result.ok() && CallerSpecific(flight->result.status())) continue;
+      while (!flight->mu.AwaitWithTimeout(absl::Condition(&flight->done), absl::Milliseconds(20))) {
+        if (token != nullptr) RETURN_IF_ERROR(token->Check());  // this caller gave up waiting
+      }
+      if (!flight->result.ok() && IsCallerSpecific(flight->result.status())) continue;
       return flight->result;
     }
     StatusOr<Ref> result = produce();
     {
       absl::MutexLock lock(&mu_);
       flights_.erase(KeyView{content, signature});
-      if (result.ok()) Insert(Key{content, std::string(signature)}, *result, owner);
+      if (result.ok() && (owner == 0 || owners_.contains(owner))) {
+        Insert(Key{content, std::string(signature)}, *result, owner);
+      }
     }
     {
       absl::MutexLock lock(&flight->mu);

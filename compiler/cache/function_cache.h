@@ -7,8 +7,9 @@
 //
 // - Lookup is a hash lookup on (fingerprint, signature bytes): nothing is allocated.
 // - Misses are single-flight: concurrent callers of a key being compiled wait for
-//   that compile and share its result (or its error; a compile that was cancelled or
-//   ran out of time is retried by the next waiter instead).
+//   that compile (as long as their own token allows) and share its result, or its
+//   error; a compile that was cancelled, ran out of time or failed for a reason of its
+//   caller's own (CallerSpecific) is retried by the next waiter instead.
 // - Bounded by entries and by bytes of constants and keys (LRU; the entry just made is never
 //   the one evicted). Evicting drops the cache's reference only: sessions running or
 //   holding a function (a callable) keep it alive.
@@ -25,10 +26,12 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/functional/function_ref.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "compiler/cache/compiled_function.h"
+#include "core/cancellation.h"
 #include "core/fingerprint.h"
 #include "core/status.h"
 
@@ -49,6 +52,9 @@ struct FunctionCacheStats {
   int64_t bytes = 0;
 };
 
+// Marks a compile error as its caller's own (not the key's): waiters compile again.
+Status CallerSpecific(Status status);
+
 class FunctionCache {
  public:
   using Ref = std::shared_ptr<const CompiledFunction>;
@@ -65,12 +71,16 @@ class FunctionCache {
   // The function for (content, signature): cached, or made by `produce` (at most one
   // call of `produce` per key at a time across all callers). `*compiled` (may be
   // null) tells whether this call ran `produce`. A failed compile is not cached.
-  // `owner` (nonzero) marks the entry as one session's own (see EraseOwner).
+  // `owner` (nonzero, from AddOwner) marks the entry as one session's own (see
+  // EraseOwner); an owner already erased gets its function without it being cached.
+  // `token` (may be null) bounds the wait for another caller's compile.
   StatusOr<Ref> GetOrCompile(const Fingerprint& content, absl::string_view signature, Producer produce,
-                             bool* compiled = nullptr, uint64_t owner = 0);
+                             bool* compiled = nullptr, uint64_t owner = 0, const CancellationToken* token = nullptr);
 
-  // Drops the entries made with `owner` (a session that does not share its functions,
-  // closing: its device memory goes back with it).
+  // A session that does not share its functions opens (AddOwner) and closes
+  // (EraseOwner: its entries go, and so their device memory; a compile of its still
+  // running is not cached when it ends).
+  void AddOwner(uint64_t owner);
   void EraseOwner(uint64_t owner);
 
   FunctionCacheStats stats() const;
@@ -122,6 +132,7 @@ class FunctionCache {
   absl::flat_hash_map<Key, std::list<Slot>::iterator, KeyHash, KeyEq> index_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<Key, std::shared_ptr<Flight>, KeyHash, KeyEq> flights_ ABSL_GUARDED_BY(mu_);
   FunctionCacheStats stats_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<uint64_t> owners_ ABSL_GUARDED_BY(mu_);  // open, nonzero
 };
 
 }  // namespace graphd::compiler

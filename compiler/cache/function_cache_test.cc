@@ -155,6 +155,8 @@ TEST(FunctionCacheTest, ARecursiveCompileOfTheSameKeyIsAnErrorNotADeadlock) {
 
 TEST(FunctionCacheTest, EraseOwnerDropsOnlyThatOwnersEntries) {
   FunctionCache cache;
+  cache.AddOwner(7);
+  cache.AddOwner(8);
   auto produce = []() -> StatusOr<std::shared_ptr<CompiledFunction>> { return Made(10); };
   ASSERT_TRUE(cache.GetOrCompile(Content("m"), "shared", produce).ok());
   ASSERT_TRUE(cache.GetOrCompile(Content("m"), "one", produce, nullptr, /*owner=*/7).ok());
@@ -170,6 +172,50 @@ TEST(FunctionCacheTest, EraseOwnerDropsOnlyThatOwnersEntries) {
   EXPECT_NE(kept->get(), nullptr);  // a holder keeps its function
   cache.EraseOwner(0);              // 0 is "shared": never erased
   EXPECT_EQ(cache.stats().entries, 2);
+  // A compile that ends after its owner closed is not cached.
+  auto late = cache.GetOrCompile(Content("m"), "late", produce, nullptr, /*owner=*/7);
+  ASSERT_TRUE(late.ok());
+  EXPECT_EQ(cache.Lookup(Content("m"), "late"), nullptr);
+}
+
+TEST(FunctionCacheTest, AWaiterStopsWaitingWhenItsTokenExpires) {
+  FunctionCache cache;
+  absl::Notification release;
+  std::thread first([&] {
+    ASSERT_TRUE(cache.GetOrCompile(Content("slow"), "s", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+      release.WaitForNotification();
+      return Made();
+    }).ok());
+  });
+  while (cache.stats().compiles < 1) std::this_thread::yield();
+  CancellationToken token;
+  token.Cancel();
+  auto waited = cache.GetOrCompile(Content("slow"), "s", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made()); },
+                                   nullptr, 0, &token);
+  EXPECT_TRUE(absl::IsCancelled(waited.status())) << waited.status();
+  release.Notify();
+  first.join();
+}
+
+TEST(FunctionCacheTest, ACallerSpecificErrorIsRetriedByAWaiter) {
+  FunctionCache cache;
+  absl::Notification release;
+  std::thread first([&] {
+    auto r = cache.GetOrCompile(Content("m"), "s", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+      release.WaitForNotification();
+      return CallerSpecific(errors::ResourceExhausted("the first caller's own backlog failed"));
+    });
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+  });
+  while (cache.stats().compiles < 1) std::this_thread::yield();
+  std::thread second([&] {
+    EXPECT_TRUE(cache.GetOrCompile(Content("m"), "s", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made()); }).ok());
+  });
+  while (cache.stats().waits < 1) std::this_thread::yield();
+  release.Notify();
+  first.join();
+  second.join();
+  EXPECT_EQ(cache.stats().entries, 1);
 }
 
 }  // namespace

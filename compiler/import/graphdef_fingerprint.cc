@@ -29,6 +29,11 @@ void AddNode(Fingerprinter& f, const NodeDef& n) {
 void AddTensor(Fingerprinter& f, const Tensor& t) {
   f.AddInt(static_cast<int64_t>(t.dtype()));
   AddShape(f, PartialShape(t.shape()));
+  if (!t.on_host()) {
+    // Device memory is not readable here: the tensor's identity stands for its value.
+    f.AddInt(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.buffer().get())));
+    return;
+  }
   if (t.dtype() == DType::kString) {
     const std::string* s = t.data<std::string>();
     for (int64_t i = 0; i < t.num_elements(); ++i) f.Add(s[i]);

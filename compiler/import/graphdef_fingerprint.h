@@ -11,6 +11,8 @@ namespace graphd::compiler {
 
 void AddGraphDef(Fingerprinter& f, const GraphDef& def);
 void AddAttrValue(Fingerprinter& f, const AttrValue& value);
+// A host tensor by its bytes; a device tensor by its buffer's identity (never equal
+// to another's, so nothing keyed on it is shared).
 void AddTensor(Fingerprinter& f, const Tensor& t);
 
 }  // namespace graphd::compiler

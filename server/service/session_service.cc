@@ -104,11 +104,11 @@ grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerC
                                                            const v1::MakeCallableRequest* req,
                                                            v1::MakeCallableResponse* resp) {
   return PooledCall::Start(ctx, env_, "MakeCallable", req->session_handle(),
-                           [=, this](PooledCall&) -> Status {
+                           [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
     const v1::CallableOptions& o = req->options();
     ASSIGN_OR_RETURN(int64_t handle,
-                     session->MakeCallable(SignatureOf(o.feed(), o.fetch(), o.target())));
+                     session->MakeCallable(SignatureOf(o.feed(), o.fetch(), o.target()), call.token()));
     resp->set_handle(handle);
     return absl::OkStatus();
   });

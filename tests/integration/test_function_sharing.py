@@ -228,3 +228,78 @@ def test_gpu_sessions_keep_their_functions_and_free_them_at_close(start_server):
             assert during.entries == before.entries + 2
         after = probe.server_info().function_cache
         assert after.entries == before.entries  # erased when they closed
+
+
+LAZY = '''
+import tensorflow as tf
+
+v = None
+
+@tf.function
+def make_and_bump():
+    global v
+    if v is None:
+        v = tf.Variable(10.0)
+    v.assign_add(1.0)
+    return v.read_value()
+
+first = make_and_bump()
+print("after load: v is set:", v is not None)   # the Python state the trace left
+'''
+
+
+def test_a_trace_taken_while_a_module_loads_leaves_the_state_it_would_have(start_server, capfd):
+    server = start_server()
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
+        a.load_module(LAZY, filename="lazy.py")
+        assert "after load: v is set: True" in capfd.readouterr().out
+        compiles = _compiles(b)
+        mb = b.load_module(LAZY, filename="lazy.py")  # takes a's trace, then goes on with v set
+        assert "after load: v is set: True" in capfd.readouterr().out
+        assert _compiles(b) == compiles
+        assert float(mb.make_and_bump()) == 12.0
+
+
+NOISY = '''
+import tensorflow as tf
+
+noise = tf.random.normal([4])      # eager, unseeded: each session its own numbers
+
+@tf.function
+def f(x):
+    return x + noise
+
+@tf.function
+def g():
+    return noise
+'''
+
+
+def test_module_level_eager_results_keep_traces_apart(start_server):
+    server = start_server()
+    with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
+        ma, mb = a.load_module(NOISY, filename="n.py"), b.load_module(NOISY, filename="n.py")
+        fa, fb = ma.f(np.float32(0)), mb.f(np.float32(0))
+        assert not np.array_equal(fa, fb), "b ran a trace that baked in a's random numbers"
+        np.testing.assert_array_equal(fb, mb.g())
+        np.testing.assert_array_equal(fa, ma.g())
+
+
+VARIABLE_ARGS = '''
+import tensorflow as tf
+
+a = tf.Variable(1.0)
+b = tf.Variable(2.0)      # the same repr as a's: <tf.Variable 'Variable:0' ...>
+
+@tf.function
+def read(v):
+    return v.read_value()
+
+print("read", read(a), read(b))
+'''
+
+
+def test_variables_passed_as_arguments_are_told_apart(client, capfd):
+    client.load_module(VARIABLE_ARGS, filename="vars.py")
+    out = capfd.readouterr().out
+    assert "read tf.Tensor(1.0, shape=(), dtype=float32) tf.Tensor(2.0, shape=(), dtype=float32)" in out, out
