@@ -89,6 +89,14 @@ Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
         key.AddInt(fn->serial);
         return absl::OkStatus();
       }
+      if (auto instance = v.object_as<compiler::tracer::InstanceObj>()) {
+        // By identity, as tf.function keys objects it cannot compare: the trace bakes
+        // in what the instance held then. (Not shared across sessions: ids differ.)
+        key.AddRaw("instance");
+        key.AddStr(instance->TypeName());
+        key.AddInt(static_cast<int64_t>(instance->id()));
+        return absl::OkStatus();
+      }
       break;
     default:
       break;

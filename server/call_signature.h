@@ -19,8 +19,8 @@ namespace graphd::server {
 // Adds positional `args`, then each keyword as its name and value. Top-level eager
 // tensors are keyed by dtype and shape (they are fed); anything else by value: a
 // tensor inside a container (traced as a constant) by dtype, shape and elements, a
-// tf.Variable by its store name, a function by its serial, other objects by their
-// type and repr (which allocates).
+// tf.Variable by its store name, a function by its serial, an instance of a user
+// class by its identity, other objects by their type and repr (which allocates).
 // InvalidArgument when containers nest deeper than kMaxArgDepth.
 inline constexpr int kMaxArgDepth = 100;
 Status AddCallArgs(const std::vector<compiler::tracer::Value>& args,

@@ -4,6 +4,7 @@
 #define GRAPHD_COMPILER_TRACER_OBJECTS_H_
 
 #include <functional>
+#include <atomic>
 #include <map>
 #include <optional>
 #include <memory>
@@ -180,10 +181,19 @@ class InstanceObj : public Object {
   Status Exit(Interpreter& interp, bool failed) override;
   Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
   const std::shared_ptr<ClassObj>& cls() const { return cls_; }
+  // Unique in the process, never reused: what a function cache key says for an
+  // instance passed as an argument (its repr does not tell two apart).
+  uint64_t id() const { return id_; }
 
  private:
+  static uint64_t NextId() {
+    static std::atomic<uint64_t> next{1};
+    return next.fetch_add(1, std::memory_order_relaxed);
+  }
+
   std::shared_ptr<ClassObj> cls_;
   std::map<std::string, Value> attrs_;
+  const uint64_t id_ = NextId();
 };
 
 // AutoGraph's marker for a name not bound yet (`ag__.Undefined('x')`). Loading it in

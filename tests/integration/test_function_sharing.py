@@ -303,3 +303,24 @@ def test_variables_passed_as_arguments_are_told_apart(client, capfd):
     client.load_module(VARIABLE_ARGS, filename="vars.py")
     out = capfd.readouterr().out
     assert "read tf.Tensor(1.0, shape=(), dtype=float32) tf.Tensor(2.0, shape=(), dtype=float32)" in out, out
+
+
+INSTANCES = '''
+import tensorflow as tf
+
+class Scale:
+    def __init__(self, k):
+        self.k = k
+
+@tf.function
+def apply(s, x):
+    return x * s.k
+
+print("applied", apply(Scale(2.0), tf.constant(1.0)), apply(Scale(3.0), tf.constant(1.0)))
+'''
+
+
+def test_instances_with_one_repr_get_their_own_traces(client, capfd):
+    client.load_module(INSTANCES, filename="inst.py")
+    out = capfd.readouterr().out
+    assert "applied tf.Tensor(2.0, shape=(), dtype=float32) tf.Tensor(3.0, shape=(), dtype=float32)" in out, out
