@@ -285,7 +285,7 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
   const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
   // One trace at a time per module (it runs the module's Python code); the session
   // lock is free meanwhile. The key's content is the module's history now, which only
-  // traces change, and they hold this lock.
+  // traces (holding this lock) and, while the module loads, its own eager ops change.
   absl::MutexLock trace_lock(module.trace_mu.get());
   Fingerprint content;
   bool first;
