@@ -1,17 +1,14 @@
 #include "server/graph_functions.h"
 
 #include <chrono>
-#include <functional>
-#include <string_view>
 
 #include "absl/container/flat_hash_map.h"
-#include "absl/hash/hash.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/import/graphdef_fingerprint.h"
-#include "compiler/passes/spec_body.h"
 #include "compiler/import/graphdef_function.h"
+#include "compiler/passes/spec_body.h"
 #include "compiler/tracer/tensor_format.h"
 #include "executor/runtime/executor.h"
 
@@ -90,11 +87,9 @@ class SharedModels {
     return *models;
   }
 
-  StatusOr<std::shared_ptr<const OnnxModel>> Load(absl::string_view bytes,
+  // `key`: the bytes' Fingerprint (seeded per process: colliding models cannot be crafted).
+  StatusOr<std::shared_ptr<const OnnxModel>> Load(absl::string_view bytes, const Fingerprint& key,
                                                   const compiler::passes::ConstantEvaluator* evaluator) {
-    // absl's hash is seeded per process, so colliding models cannot be crafted.
-    std::string key = absl::StrCat(absl::HashOf(bytes), ":", std::hash<std::string_view>()(std::string_view(bytes.data(), bytes.size())), ":",
-                                   bytes.size());
     {
       absl::MutexLock lock(&mu_);
       if (auto it = models_.find(key); it != models_.end()) {
@@ -110,21 +105,22 @@ class SharedModels {
 
  private:
   absl::Mutex mu_;
-  absl::flat_hash_map<std::string, std::weak_ptr<const OnnxModel>> models_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<Fingerprint, std::weak_ptr<const OnnxModel>> models_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace
 
 StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::string_view model_bytes,
                                                bool reduce_retracing) {
-  ASSIGN_OR_RETURN(auto model, SharedModels::Get().Load(model_bytes, &evaluator_));
+  const Fingerprint bytes = Fingerprinter().Add(model_bytes).Finish();  // hashed once: parse and cache keys
+  ASSIGN_OR_RETURN(auto model, SharedModels::Get().Load(model_bytes, bytes, &evaluator_));
   LoadedGraph loaded;
   loaded.name = !name.empty() ? name : !model->graph_name().empty() ? model->graph_name() : "onnx_model";
   loaded.inputs = model->inputs();
   loaded.outputs = model->outputs();
   loaded.opset = model->opset();
   auto entry = std::make_shared<Entry>();
-  entry->content = compile_.Content(Fingerprinter().Add("onnx").Add(loaded.name).Add(model_bytes));
+  entry->content = compile_.Content(Fingerprinter(bytes).Add("onnx").Add(loaded.name));
   entry->inputs = model->inputs();
   entry->value_inputs = model->value_inputs();
   entry->reduce_retracing = reduce_retracing;
@@ -234,12 +230,13 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
   std::shared_ptr<const Compiled> compiled = compile_.cache.Lookup(entry->content, key.bytes());
   // reduce_retracing: a generalised build this session made that fits the call, and
   // otherwise a build generalised against the latest one.
-  compiler::SignatureKey build_key = key;
+  compiler::SignatureKey general;
   if (compiled == nullptr && entry->reduce_retracing) {
     absl::MutexLock lock(&mu_);
-    compiled = entry->used.FindAccepting(key, compile_.cache, &build_key);
-    if (compiled == nullptr) build_key = entry->used.Generalized(key);
+    compiled = entry->used.FindAccepting(key, compile_.cache, &general);
+    if (compiled == nullptr) general = entry->used.Generalized(key);
   }
+  const compiler::SignatureKey& build_key = general.empty() ? key : general;
   RETURN_IF_ERROR(CheckQuick(compiled.get()));
   if (compiled == nullptr) {
     bool built = false;

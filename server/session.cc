@@ -23,6 +23,7 @@ int64_t MicrosSince(Session::Clock::time_point start) {
 
 Session::Session(std::string handle, CompileContext compile)
     : handle_(std::move(handle)), compile_(compile), modules_(compile), graphs_(compile) {
+  run_content_ = compile_.Content(Fingerprinter(graph_content_).Add("tf1-run"));
   Touch();
 }
 
@@ -52,6 +53,7 @@ StatusOr<int64_t> Session::Extend(const GraphDef& def, int64_t expected_version)
   Fingerprinter content(graph_content_);
   compiler::AddGraphDef(content, def);
   graph_content_ = content.Finish();
+  run_content_ = compile_.Content(Fingerprinter(graph_content_).Add("tf1-run"));
   return ++version_;
 }
 
@@ -60,12 +62,13 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
                                                                     const CancellationToken& token) {
   // Readers: runs compile concurrently; Extend waits for them.
   absl::ReaderMutexLock lock(&mu_);
-  compiler::SignatureKey key;
+  thread_local compiler::SignatureKey key;  // reused: no allocation once grown
+  key.Clear();
   for (const auto* names : {&sig.feeds, &sig.fetches, &sig.targets}) {
     key.OpenContainer(compiler::SignatureKey::kList, static_cast<uint32_t>(names->size()));
     for (const std::string& name : *names) key.AddStr(name);
   }
-  const Fingerprint content = compile_.Content(Fingerprinter(graph_content_).Add("tf1-run"));
+  const Fingerprint content = run_content_;
   *compile_us = 0;
   auto hit = compile_.cache.Lookup(content, key.bytes());
   RETURN_IF_ERROR(CheckQuick(hit.get()));

@@ -130,6 +130,7 @@ class Session {
   int64_t version_ ABSL_GUARDED_BY(mu_) = 0;
   // The graph's content: every extension, in order (what run signatures are keyed on).
   Fingerprint graph_content_ ABSL_GUARDED_BY(mu_);
+  Fingerprint run_content_ ABSL_GUARDED_BY(mu_);  // what run signatures' cache keys start from
   absl::flat_hash_map<int64_t, std::shared_ptr<const Compiled>> callables_ ABSL_GUARDED_BY(mu_);
   int64_t next_callable_ ABSL_GUARDED_BY(mu_) = 1;
 };
