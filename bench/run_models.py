@@ -186,7 +186,7 @@ def main():
             print("\ngraphd server memory (RSS, MiB)")
             print("idle: %.1f; with %d idle sessions: %.1f (%.1f KiB per session)" % (
                 r["idle_kib"] / 1024, r["sessions"], r["with_sessions_kib"] / 1024, r["per_session_kib"]))
-            print("%s (%.1f MB ONNX) in 1 session: %.1f; in %d sessions: %.1f; ratio %.2f (target < 1.3)" % (
+            print("%s (%.1f MB ONNX) in 1 session: %.1f; in %d sessions: %.1f; ratio %.3f (target <= 1.05)" % (
                 r["model"], r["model_bytes"] / 1e6, r["one_model_kib"] / 1024, r["copies"],
                 r["many_models_kib"] / 1024, r["ratio"]))
             path = os.path.join(out, "memory.csv")

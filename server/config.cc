@@ -138,7 +138,7 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
                  "Run small cache-hit calls whose plan last ran within this many us on the gRPC thread (0: never)")
       ->envname("GRAPHD_INLINE_RUN_US")->capture_default_str();
   app.add_option("--malloc-arenas", o.malloc_arenas,
-                 "Most malloc arenas (0: glibc's default); fewer keep RSS flat as threads come and go")
+                 "Most malloc arenas (0: glibc's default); 1 hands large freed blocks back to the system, more trade that for less lock contention")
       ->envname("GRAPHD_MALLOC_ARENAS")->capture_default_str();
   app.add_option("--function-cache-entries", o.function_cache_entries,
                  "Most concrete functions the shared function cache keeps (least recently used go first)")

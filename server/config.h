@@ -23,8 +23,9 @@ struct ServerOptions {
   // A small cache-hit call whose plan last ran within this many microseconds runs
   // on the gRPC thread instead of a worker (0: never); see service/pooled_call.h.
   int64_t inline_run_us = 200;
-  // Most glibc malloc arenas (0: glibc's default, 8 per core); see malloc_tuning.h.
-  int malloc_arenas = 2;
+  // Most glibc malloc arenas (0: glibc's default, 8 per core); see malloc_tuning.h for
+  // why one.
+  int malloc_arenas = 1;
   // "auto": device="gpu" sessions use the first usable NVIDIA GPU; "off": none.
   std::string gpu = "auto";
   // The function cache every session compiles into (compiler/cache/function_cache.h).

@@ -107,7 +107,7 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->max_message_bytes, 64 << 20);
   EXPECT_EQ(o->cpu_threads, 0);
   EXPECT_EQ(o->drain_seconds, 10);
-  EXPECT_EQ(o->malloc_arenas, 2);
+  EXPECT_EQ(o->malloc_arenas, 1);
   EXPECT_EQ(o->inline_run_us, 200);
   EXPECT_EQ(o->gpu, "auto");
   EXPECT_EQ(o->function_cache_entries, 4096);

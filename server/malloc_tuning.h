@@ -18,6 +18,15 @@
 // of bench/gpu/run_gpu_bench.py (bench/README.md, "GPU"), ResNet-50 at batch 64 spent
 // 25 ms of its handler outside the run before and 7 ms after.
 // A block larger than a thread arena's 64 MB heap is served by the main arena (brk).
+// Why one arena by default (ServerOptions::malloc_arenas): glibc gives back the free
+// top of a thread arena's first heap only in free(), and only once that top reaches
+// the trim threshold, which the 64 MB heap never lets it reach; malloc_trim trims the
+// main arena's top alone. So every thread arena kept up to one large request for good
+// (a 47 MB model load: 10 sessions' RSS 1.15-1.3x one session's with two arenas,
+// 1.00-1.02x with one; bench/README.md, "One function cache shared across sessions").
+// Lowering the threshold to 32 MB instead still left 1.15 in two runs of five, and
+// would fault a 38.5 MB batch in again on every call. Small blocks come from each
+// thread's tcache without the arena's lock.
 // ReleaseFreeMemory hands free heap memory back to the system: called after work
 // that allocates a lot once (model and module loads, closing a session).
 // Thread-safe.
