@@ -1,10 +1,8 @@
-// A session's loaded traced graphs (ONNX models and GraphDefs), called by name.
-// A model is parsed and validated once at load (sessions loading the same bytes share
-// the parsed model and its initializers); each concrete input signature (the input
-// shapes, and the values of inputs that give shapes or axes) is built into a Function,
-// optimised and planned once, in the server's function cache, keyed by the model's
-// content: sessions loading the same model share the concrete functions and their
-// folded weights.
+// A session's loaded traced graphs (ONNX models and GraphDefs), called by name: the
+// names, each graph's reduce_retracing choice and the concrete functions this session
+// used. What a graph is and how it builds is compiler::GraphProgram's (shared by every
+// session loading the same bytes); its concrete functions live in the server's
+// function cache, keyed by the program's content, the name and the compile target.
 //
 // Thread safety: every method is safe from many threads. The session's lock is held
 // only to look up and to record; builds run without it (concurrent first calls of one
@@ -19,9 +17,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
-#include "compiler/import/graphdef_function.h"
-#include "compiler/import/onnx/onnx_import.h"
-#include "compiler/passes/pipeline.h"
+#include "compiler/cache/graph_program.h"
 #include "core/cancellation.h"
 #include "core/variable_store.h"
 #include "executor/device.h"
@@ -59,8 +55,10 @@ class GraphFunctions {
   // With `reduce_retracing`, a call whose shapes no build serves builds one for the
   // shapes generalised against the last build (dims that differ become unknown), and
   // later calls of any shape that fits reuse it (as tf.function(reduce_retracing=True)).
+  // Sessions loading the same bytes share one parsed model (compiler::GraphProgram::
+  // LoadOnnx); `token` (may be null) bounds a wait for another session's parse.
   StatusOr<LoadedGraph> LoadOnnx(const std::string& name, absl::string_view model_bytes,
-                                 bool reduce_retracing = false);
+                                 bool reduce_retracing = false, const CancellationToken* token = nullptr);
 
   // Registers GraphDef `def` as function `name` ("" = "graph"): Placeholders `inputs`
   // (empty: all, in node order) are its arguments, tensors `outputs` its results (see
@@ -93,30 +91,20 @@ class GraphFunctions {
  private:
   using Compiled = compiler::CompiledFunction;
   struct Entry {
-    // The graph: an ONNX model, or (when set) a GraphDef function.
-    std::shared_ptr<const compiler::onnx_import::OnnxModel> model;
-    std::shared_ptr<const compiler::GraphDefFunction> graph_def;
-    Fingerprint content;  // of what was loaded, and the target
-    std::vector<compiler::onnx_import::ValueInfo> inputs;  // declared
-    std::vector<int> value_inputs;  // inputs whose values specialise a build (ONNX)
+    std::shared_ptr<const compiler::GraphProgram> program;
+    Fingerprint content;  // the program's, the name and the target
     bool reduce_retracing = false;
     UsedSignatures used;  // guarded by mu_
   };
   // The concrete function for `inputs` (checked): cached, or built (NotQuick in a
-  // QuickScope instead of building). `result` gets the build time and first use.
+  // QuickScope instead of building). `result` gets the build time and first use;
+  // `program` the graph it was built from.
   StatusOr<std::shared_ptr<const Compiled>> Lookup(const std::string& name, const std::vector<GraphValue>& inputs,
                                                    const CancellationToken& token, GraphCallResult& result,
-                                                   std::shared_ptr<const compiler::onnx_import::OnnxModel>* model);
-  // Checks `inputs` against the declared inputs (tensor inputs here; sequences and
-  // optionals by onnx_import::InputShapes).
-  static Status CheckInputs(const std::string& name, const std::vector<compiler::onnx_import::ValueInfo>& declared,
-                            const std::vector<GraphValue>& inputs);
-  // The shapes a build is specialised on.
-  static StatusOr<std::vector<PartialShape>> InputShapes(const Entry& entry, const std::vector<GraphValue>& inputs);
-  Status Register(const std::string& name, std::shared_ptr<Entry> entry);
-  // The function of `entry` for one concrete signature.
-  StatusOr<FunctionRef> Build(const Entry& entry, const std::string& name, const std::vector<PartialShape>& shapes,
-                              const std::vector<Tensor>& values) const;
+                                                   std::shared_ptr<const compiler::GraphProgram>* program);
+  // Registers `program` as `name`, replacing a graph of that name.
+  StatusOr<LoadedGraph> Register(const std::string& name, std::shared_ptr<const compiler::GraphProgram> program,
+                                 bool reduce_retracing);
 
   const CompileContext compile_;
   // Folds ONNX nodes whose inputs are all constants while importing.

@@ -4,8 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/cache/compile.h"
-#include "compiler/passes/prune.h"
+#include "compiler/cache/traced_function.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/signature.h"
@@ -64,21 +63,6 @@ constexpr size_t kMaxPendingReplays = 64;
 Fingerprint Diverged(const Fingerprint& history) {
   static std::atomic<int64_t> count{0};
   return Fingerprinter(history).Add("diverged").AddInt(count.fetch_add(1)).Finish();
-}
-
-// What the source front end keeps with a concrete function.
-struct SourceFunction : compiler::FrontEndData {
-  compiler::tracer::ConcreteFunction function;
-  // The first trace when it created variables (it owns the init plan's nodes).
-  compiler::tracer::ConcreteFunction first_trace;
-  std::string trace_stdout;  // what print() wrote while tracing
-  // The first trace created variables, so a second one (where creating them is an
-  // error) made the function; tf.function counts the two as one.
-  bool twice = false;
-};
-
-const SourceFunction& SourceOf(const compiler::CompiledFunction& c) {
-  return static_cast<const SourceFunction&>(*c.front_end);
 }
 
 Value Fill(const Value& v, const std::vector<Tensor>& results) {
@@ -220,7 +204,7 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
     ASSIGN_OR_RETURN(compiled, TraceOrTake(module, fn, *state, key, std::move(trace_key), reduce, trace_args,
                                            std::move(readable), token, result));
   }
-  const SourceFunction& source = SourceOf(*compiled);
+  const compiler::TracedFunction& source = compiler::TracedOf(*compiled);
   if (trace_only) {
     result.concrete = &source.function;
     result.compiled = compiled;
@@ -309,7 +293,8 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
     // This module's backlog failing is its own affair: another session waiting for
     // this key traces it itself.
     if (Status caught_up = CatchUp(module, token); !caught_up.ok()) return compiler::CallerSpecific(caught_up);
-    ASSIGN_OR_RETURN(auto compiled, Compile(module, fn, first, trace_args, token, &traces));
+    ASSIGN_OR_RETURN(auto compiled,
+                     compiler::CompileTrace(*module.runtime, fn, trace_args, first, token, compile_.target, &traces));
     compiled->signature = std::move(readable);
     return compiled;
   }, &traced, token);
@@ -323,7 +308,7 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
   result.tracing_count = state.tracing_count;
   RETURN_IF_ERROR(made.status());
   std::shared_ptr<const Compiled> compiled = *std::move(made);
-  const SourceFunction& source = SourceOf(*compiled);
+  const compiler::TracedFunction& source = compiler::TracedOf(*compiled);
   if (!traced) {
     // Another session's trace, at the same history: this session sees it as its own
     // (the count, what print() wrote), and its module replays it before tracing next.
@@ -342,47 +327,6 @@ StatusOr<std::shared_ptr<const SourceModules::Compiled>> SourceModules::TraceOrT
   const bool catch_up = !traced && (module.loading || module.pending.size() >= kMaxPendingReplays);
   lock.Release();
   if (catch_up) RETURN_IF_ERROR(CatchUp(module, token));
-  return compiled;
-}
-
-StatusOr<std::shared_ptr<SourceModules::Compiled>> SourceModules::Compile(Module& module, const Value& function,
-                                                                          bool first,
-                                                                          const compiler::tracer::TraceArgs& args,
-                                                                          const CancellationToken& token, int* traces) {
-  auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(compiler::tracer::ConcreteFunction cf, module.runtime->Trace(function, args, &token, first));
-  ++*traces;
-  auto source = std::make_shared<SourceFunction>();
-  source->trace_stdout = cf.trace_stdout;
-  // Variables created by this trace: their initialisers become the init plan.
-  std::vector<std::string> inits;
-  const Graph& graph = *cf.function->graph;
-  for (int id = 0; id < graph.num_nodes(); ++id) {
-    const Node* n = graph.node(id);
-    auto once = n->attrs().find("only_if_uninitialized");
-    if (n->op_name() == "AssignVariableOp" && once != n->attrs().end() && std::get<bool>(once->second)) {
-      inits.push_back(n->name());
-    }
-  }
-  std::unique_ptr<const compiler::Executable> init_plan;
-  if (!inits.empty()) {
-    std::vector<std::string> feeds;
-    for (const Node* arg : cf.function->args) feeds.push_back(arg->name() + ":0");
-    ASSIGN_OR_RETURN(ExecutionSpec init_spec, compiler::Prune(graph, feeds, {}, inits));
-    ASSIGN_OR_RETURN(init_plan, compiler::PlanOnly(init_spec, compile_.target));
-    source->first_trace = std::move(cf);  // owns the init plan's nodes
-    ASSIGN_OR_RETURN(cf, module.runtime->Trace(function, args, &token, /*allow_variable_creation=*/false));
-    source->trace_stdout += cf.trace_stdout;
-    source->twice = true;
-  }
-  // The tracer ran the passes on each body as it finished it.
-  ASSIGN_OR_RETURN(auto compiled, compiler::Compile(cf.function, "", compile_.target, /*optimized=*/true));
-  compiled->init_plan = std::move(init_plan);
-  compiled->init_function = source->first_trace.function;
-  if (compiled->init_function) compiled->bytes += compiler::ConstantBytes(*compiled->init_function);
-  source->function = std::move(cf);
-  compiled->front_end = std::move(source);
-  compiled->compile_us = std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
   return compiled;
 }
 

@@ -126,13 +126,6 @@ class SourceModules {
                               std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                               const CancellationToken& token, const std::vector<Value>& concrete = {},
                               bool trace_only = false);
-  // Traces `function` (twice when its first trace creates variables: the second
-  // trace, where creating variables is an error, is the function). `first`: no trace
-  // of it ran before (variables may be created). Called with the module's trace lock.
-  // `traces` counts the successful traces.
-  StatusOr<std::shared_ptr<Compiled>> Compile(Module& module, const Value& function, bool first,
-                                              const compiler::tracer::TraceArgs& args, const CancellationToken& token,
-                                              int* traces);
   // Runs the module's pending replays. Called with its trace lock.
   Status CatchUp(Module& module, const CancellationToken& token);
   // The miss path of Invoke: under the module's trace lock, the trace for `key`

@@ -72,7 +72,7 @@ void ValueToProto(const GraphValue& v, v1::GraphValue* out) {
 grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerContext* ctx,
                                                         const v1::LoadGraphRequest* req,
                                                         v1::LoadGraphResponse* resp) {
-  return PooledCall::Start(ctx, env_, "LoadGraph", req->session_handle(), [=, this](PooledCall&) -> Status {
+  return PooledCall::Start(ctx, env_, "LoadGraph", req->session_handle(), [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
     LoadedGraph loaded;
     if (req->graph_case() == v1::LoadGraphRequest::kGraphDef) {
@@ -87,7 +87,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerCont
                                        "declares its inputs and outputs)");
       }
       ASSIGN_OR_RETURN(loaded, session->graph_functions().LoadOnnx(req->name(), req->onnx_model(),
-                                                                            req->reduce_retracing()));
+                                                                            req->reduce_retracing(), &call.token()));
     } else {
       return errors::InvalidArgument("LoadGraph needs onnx_model or graph_def");
     }

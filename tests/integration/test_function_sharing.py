@@ -38,21 +38,24 @@ def test_onnx_model_in_a_second_session_does_not_compile_again(start_server):
     x = np.arange(12, dtype=np.float32).reshape(2, 6) - 5
     with graphd.connect(server.target, device="cpu") as a, graphd.connect(server.target, device="cpu") as b:
         before = _compiles(a)
-        np.testing.assert_allclose(a.load_onnx(model)(x), np.maximum(x @ weights, 0), rtol=1e-5)
-        assert _compiles(a) == before + 1
+        fn_a = a.load_onnx(model)
+        assert _compiles(a) == before + 1  # the model parsed
+        np.testing.assert_allclose(fn_a(x), np.maximum(x @ weights, 0), rtol=1e-5)
+        assert _compiles(a) == before + 2  # its function for x's shape compiled
         fn_b = b.load_onnx(model)
+        assert _compiles(b) == before + 2, "the second session parsed the same model again"
         np.testing.assert_allclose(fn_b(x), np.maximum(x @ weights, 0), rtol=1e-5)
-        assert _compiles(b) == before + 1, "the second session compiled the same model again"
+        assert _compiles(b) == before + 2, "the second session compiled the same model again"
         # Another signature is another concrete function, compiled once for both.
         fn_b(np.ones((5, 6), np.float32))
-        assert _compiles(b) == before + 2
+        assert _compiles(b) == before + 3
         assert len(fn_b.signatures()) == 2
         # A different model (other weights) is not served by the first one's function.
         changed, w2 = _model_bytes(seed=1)
         got = b.load_onnx(changed)(x)
         np.testing.assert_allclose(got, np.maximum(x @ np.array(w2.float_data, np.float32).reshape(6, 3), 0),
                                    rtol=1e-5)
-        assert _compiles(b) == before + 3
+        assert _compiles(b) == before + 5  # parsed, then compiled
 
 
 def test_ten_concurrent_first_calls_in_ten_sessions_compile_once(start_server):
@@ -85,6 +88,40 @@ def test_ten_concurrent_first_calls_in_ten_sessions_compile_once(start_server):
         after = clients[0].server_info().function_cache
         assert after.compiles == before.compiles + 1
         assert after.hits + after.waits - before.hits - before.waits >= 9
+    finally:
+        for c in clients:
+            c.close()
+
+
+def test_ten_concurrent_loads_of_one_model_parse_it_once(start_server):
+    server = start_server()
+    model, w = _model_bytes(seed=7)
+    clients = [graphd.connect(server.target, device="cpu") for _ in range(10)]
+    try:
+        before = clients[0].server_info().function_cache
+        fns, failures = [], []
+        barrier = threading.Barrier(len(clients))
+
+        def load(c):
+            try:
+                barrier.wait(10)
+                fns.append(c.load_onnx(model))
+            except Exception as e:  # noqa: BLE001 (reported below)
+                failures.append(e)
+
+        threads = [threading.Thread(target=load, args=(c,)) for c in clients]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert not failures, failures
+        after = clients[0].server_info().function_cache
+        assert after.compiles == before.compiles + 1
+        assert after.hits + after.waits - before.hits - before.waits >= 9
+        x = np.ones((2, 6), np.float32)
+        want = np.maximum(x @ np.array(w.float_data, np.float32).reshape(6, 3), 0)
+        for fn in fns:
+            np.testing.assert_allclose(fn(x), want, rtol=1e-5)
     finally:
         for c in clients:
             c.close()
@@ -224,10 +261,11 @@ def test_gpu_sessions_keep_their_functions_and_free_them_at_close(start_server):
         with graphd.connect(server.target, device="gpu") as a, graphd.connect(server.target, device="gpu") as b:
             np.testing.assert_array_equal(a.load_onnx(model)(x), b.load_onnx(model)(x))
             during = probe.server_info().function_cache
-            assert during.compiles == before.compiles + 2  # one each
-            assert during.entries == before.entries + 2
+            # The parsed model (host memory) is shared; each GPU session compiled its own function.
+            assert during.compiles == before.compiles + 3
+            assert during.entries == before.entries + 3
         after = probe.server_info().function_cache
-        assert after.entries == before.entries  # erased when they closed
+        assert after.entries == before.entries + 1  # their functions erased when they closed; the model stays
 
 
 LAZY = '''
