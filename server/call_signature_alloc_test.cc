@@ -8,7 +8,7 @@
 #include "compiler/cache/function_cache.h"
 #include "compiler/tracer/tensor_value.h"
 #include "gtest/gtest.h"
-#include "server/call_signature.h"
+#include "compiler/cache/call_signature.h"
 #include "server/used_signatures.h"
 
 namespace {
@@ -51,7 +51,7 @@ TEST(CallSignatureTest, ACacheHitAllocatesNothingOnTheSignaturePath) {
   UsedSignatures traces;
   const Fingerprint content = Fingerprinter().Add("module").Finish();
   compiler::SignatureKey key;
-  ASSERT_TRUE(AddCallArgs(args, kwargs, key).ok());
+  ASSERT_TRUE(compiler::AddCallArgs(args, kwargs, key).ok());
   auto compiled = cache.GetOrCompile(content, key.bytes(), [] {
     auto f = std::make_shared<compiler::CompiledFunction>();
     f->id = compiler::NextCompiledFunctionId();
@@ -85,7 +85,7 @@ TEST(CallSignatureTest, ArgumentsNestedTooDeeplyAreRefused) {
   Value v = Value::Int(1);
   for (int i = 0; i < 1000; ++i) v = Value::List({v});
   compiler::SignatureKey key;
-  Status s = AddCallArgs({v}, {}, key);
+  Status s = compiler::AddCallArgs({v}, {}, key);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("nest deeper"), std::string::npos) << s;
 }

@@ -13,7 +13,7 @@
 #include "compiler/tracer/tracer.h"
 #include "core/graph/dot.h"
 #include "executor/runtime/executor.h"
-#include "server/call_signature.h"
+#include "compiler/cache/call_signature.h"
 #include "server/source_modules.h"
 
 namespace graphd::server {
@@ -157,10 +157,10 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       ASSIGN_OR_RETURN(args, std::move(matched));
       for (const Value& a : args) feeds.push_back(*a.as_tensor()->value);
     }
-    AddPinnedSignature(is_concrete ? "concrete" : "input_signature", *pinned, key);
+    compiler::AddPinnedSignature(is_concrete ? "concrete" : "input_signature", *pinned, key);
     args.clear();
   } else {
-    RETURN_IF_ERROR(AddCallArgs(args, kwargs, key));
+    RETURN_IF_ERROR(compiler::AddCallArgs(args, kwargs, key));
     for (const Value& a : args) AddFeed(a, feeds);
     for (const auto& [k, v] : kwargs) AddFeed(v, feeds);
   }

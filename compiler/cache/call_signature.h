@@ -3,8 +3,8 @@
 // call, so it allocates nothing for what calls pass (tensors, Python scalars,
 // strings, and tuples, lists and dicts of these) once the key's buffer has grown:
 // a cache hit builds no strings.
-#ifndef GRAPHD_SERVER_CALL_SIGNATURE_H_
-#define GRAPHD_SERVER_CALL_SIGNATURE_H_
+#ifndef GRAPHD_COMPILER_CACHE_CALL_SIGNATURE_H_
+#define GRAPHD_COMPILER_CACHE_CALL_SIGNATURE_H_
 
 #include <string>
 #include <utility>
@@ -14,7 +14,7 @@
 #include "core/status.h"
 #include "compiler/tracer/value.h"
 
-namespace graphd::server {
+namespace graphd::compiler {
 
 // Adds positional `args`, then each keyword as its name and value. Top-level eager
 // tensors are keyed by dtype and shape (they are fed); anything else by value: a
@@ -23,15 +23,15 @@ namespace graphd::server {
 // class by its identity, other objects by their type and repr (which allocates).
 // InvalidArgument when containers nest deeper than kMaxArgDepth.
 inline constexpr int kMaxArgDepth = 100;
-Status AddCallArgs(const std::vector<compiler::tracer::Value>& args,
-                 const std::vector<std::pair<std::string, compiler::tracer::Value>>& kwargs,
-                 compiler::SignatureKey& key);
+Status AddCallArgs(const std::vector<tracer::Value>& args,
+                 const std::vector<std::pair<std::string, tracer::Value>>& kwargs,
+                 SignatureKey& key);
 
 // A pinned signature (input_signature, or a concrete function's `mode` "concrete"):
 // the mode and each TensorSpec.
-void AddPinnedSignature(absl::string_view mode, const std::vector<compiler::tracer::Value>& specs,
-                        compiler::SignatureKey& key);
+void AddPinnedSignature(absl::string_view mode, const std::vector<tracer::Value>& specs,
+                        SignatureKey& key);
 
-}  // namespace graphd::server
+}  // namespace graphd::compiler
 
-#endif  // GRAPHD_SERVER_CALL_SIGNATURE_H_
+#endif  // GRAPHD_COMPILER_CACHE_CALL_SIGNATURE_H_

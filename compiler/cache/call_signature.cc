@@ -1,4 +1,4 @@
-#include "server/call_signature.h"
+#include "compiler/cache/call_signature.h"
 
 #include "absl/strings/str_cat.h"
 
@@ -8,15 +8,15 @@
 #include "compiler/tracer/tf_objects.h"
 #include "compiler/tracer/variables.h"
 
-namespace graphd::server {
+namespace graphd::compiler {
 namespace {
 
-using compiler::tracer::Value;
+using tracer::Value;
 using K = Value::Kind;
 
 // The elements of a host tensor, exactly (strings one by one; a device tensor by its
 // buffer, which no other tensor shares).
-void AddTensorValue(const Tensor& t, compiler::SignatureKey& key) {
+void AddTensorValue(const Tensor& t, SignatureKey& key) {
   if (!t.on_host()) {
     key.AddInt(static_cast<int64_t>(reinterpret_cast<uintptr_t>(t.buffer().get())));
   } else if (t.dtype() == DType::kString) {
@@ -31,7 +31,7 @@ void AddTensorValue(const Tensor& t, compiler::SignatureKey& key) {
 // tensors and Python scalars, strings and containers of these. Top-level eager
 // tensors are keyed by dtype and shape (they are fed); anything else by value (a
 // tensor inside a container is traced as a constant, so its value is part of the key).
-Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
+Status AddArg(const Value& v, SignatureKey& key, int depth) {
   const bool top_level = depth == 0;
   if (depth > kMaxArgDepth) {
     return errors::InvalidArgument(absl::StrCat("function arguments nest deeper than ", kMaxArgDepth, " containers"));
@@ -55,14 +55,14 @@ Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
     case K::kTuple:
     case K::kList: {
       const std::vector<Value>& items = v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items;
-      key.OpenContainer(v.is(K::kTuple) ? compiler::SignatureKey::kTuple : compiler::SignatureKey::kList,
+      key.OpenContainer(v.is(K::kTuple) ? SignatureKey::kTuple : SignatureKey::kList,
                         static_cast<uint32_t>(items.size()));
       for (const Value& e : items) RETURN_IF_ERROR(AddArg(e, key, depth + 1));
       return absl::OkStatus();
     }
     case K::kDict: {
       const auto& items = v.as_dict()->items;
-      key.OpenContainer(compiler::SignatureKey::kDict, static_cast<uint32_t>(items.size()));
+      key.OpenContainer(SignatureKey::kDict, static_cast<uint32_t>(items.size()));
       for (const auto& [k, e] : items) {
         RETURN_IF_ERROR(AddArg(k, key, depth + 1));
         RETURN_IF_ERROR(AddArg(e, key, depth + 1));
@@ -79,17 +79,17 @@ Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
       break;
     case K::kObject:
       // Objects whose repr does not say which one they are: by what names them.
-      if (auto var = v.object_as<compiler::tracer::VariableObj>()) {
+      if (auto var = v.object_as<tracer::VariableObj>()) {
         key.AddRaw("tf.Variable");
         key.AddStr(var->store_name());
         return absl::OkStatus();
       }
-      if (auto fn = v.object_as<compiler::tracer::FunctionObj>()) {
+      if (auto fn = v.object_as<tracer::FunctionObj>()) {
         key.AddRaw("function");
         key.AddInt(fn->serial);
         return absl::OkStatus();
       }
-      if (auto instance = v.object_as<compiler::tracer::InstanceObj>()) {
+      if (auto instance = v.object_as<tracer::InstanceObj>()) {
         // By identity, as tf.function keys objects it cannot compare: the trace bakes
         // in what the instance held then. (Not shared across sessions: ids differ.)
         key.AddRaw("instance");
@@ -101,14 +101,14 @@ Status AddArg(const Value& v, compiler::SignatureKey& key, int depth) {
     default:
       break;
   }
-  key.AddRaw(v.TypeName() + ":" + compiler::tracer::PyRepr(v));
+  key.AddRaw(v.TypeName() + ":" + tracer::PyRepr(v));
   return absl::OkStatus();
 }
 
 }  // namespace
 
 Status AddCallArgs(const std::vector<Value>& args, const std::vector<std::pair<std::string, Value>>& kwargs,
-                   compiler::SignatureKey& key) {
+                   SignatureKey& key) {
   for (const Value& a : args) RETURN_IF_ERROR(AddArg(a, key, 0));
   for (const auto& [k, v] : kwargs) {
     key.AddName(k);
@@ -117,13 +117,13 @@ Status AddCallArgs(const std::vector<Value>& args, const std::vector<std::pair<s
   return absl::OkStatus();
 }
 
-void AddPinnedSignature(absl::string_view mode, const std::vector<Value>& specs, compiler::SignatureKey& key) {
+void AddPinnedSignature(absl::string_view mode, const std::vector<Value>& specs, SignatureKey& key) {
   key.AddName(mode);
   for (const Value& spec : specs) {
-    auto s = spec.object_as<compiler::tracer::TensorSpecObj>();
+    auto s = spec.object_as<tracer::TensorSpecObj>();
     key.AddTensor(s->dtype, s->shape);
     key.AddStr(s->name);
   }
 }
 
-}  // namespace graphd::server
+}  // namespace graphd::compiler
