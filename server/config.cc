@@ -60,6 +60,11 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   }
   if (c.has_function_cache_mb() && unset("--function-cache-mb")) o.function_cache_mb = c.function_cache_mb();
   if (c.has_gpu() && unset("--gpu")) o.gpu = c.gpu();
+  if (c.has_model_repository() && unset("--model-repository")) o.model_repository = c.model_repository();
+  if (c.has_model_control_mode() && unset("--model-control-mode")) o.model_control_mode = c.model_control_mode();
+  if (c.has_repository_poll_seconds() && unset("--repository-poll-seconds")) {
+    o.repository_poll_seconds = c.repository_poll_seconds();
+  }
   if (c.disable_passes_size() > 0 && unset("--disable-passes")) {
     o.disabled_passes.assign(c.disable_passes().begin(), c.disable_passes().end());
   }
@@ -104,6 +109,16 @@ Status Validate(const ServerOptions& o) {
     return errors::InvalidArgument(absl::StrCat("--gpu must be auto or off, got '", o.gpu, "'"));
   }
   if (o.max_tensor_bytes < 1024) return errors::InvalidArgument("--max-tensor-bytes must be >= 1024");
+  if (o.model_control_mode != "none" && o.model_control_mode != "poll" && o.model_control_mode != "explicit") {
+    return errors::InvalidArgument(
+        absl::StrCat("--model-control-mode must be none, poll or explicit, got '", o.model_control_mode, "'"));
+  }
+  if (o.model_control_mode != "none" && o.model_repository.empty()) {
+    return errors::InvalidArgument("--model-control-mode poll or explicit needs --model-repository");
+  }
+  if (o.repository_poll_seconds < 1 || o.repository_poll_seconds > 86400) {
+    return errors::InvalidArgument("--repository-poll-seconds must be between 1 and 86400");
+  }
   const std::vector<std::string> passes = compiler::passes::DefaultPassNames();
   for (const std::string& name : o.disabled_passes) {
     if (std::find(passes.begin(), passes.end(), name) == passes.end()) {
@@ -154,6 +169,16 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--disable-passes", o.disabled_passes,
                  "Graph passes not to run on traced functions, comma-separated (constant_folding,cse,dce)")
       ->envname("GRAPHD_DISABLE_PASSES")->delimiter(',');
+  app.add_option("--model-repository", o.model_repository,
+                 "Serve the models of this directory (DIR/NAME/VERSION/model.onnx|.graphdef|.py) over KServe v2")
+      ->envname("GRAPHD_MODEL_REPOSITORY");
+  app.add_option("--model-control-mode", o.model_control_mode,
+                 "none: load every model at start; poll: also follow the repository's changes; explicit: load "
+                 "and unload on request")
+      ->envname("GRAPHD_MODEL_CONTROL_MODE")->capture_default_str();
+  app.add_option("--repository-poll-seconds", o.repository_poll_seconds,
+                 "Seconds between looks at the repository in poll mode")
+      ->envname("GRAPHD_REPOSITORY_POLL_SECONDS")->capture_default_str();
   app.add_option("--drain-seconds", o.drain_seconds,
                  "Seconds to finish in-flight work after SIGTERM/SIGINT")
       ->envname("GRAPHD_DRAIN_SECONDS")->capture_default_str();

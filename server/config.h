@@ -31,6 +31,11 @@ struct ServerOptions {
   // The function cache every session compiles into (compiler/cache/function_cache.h).
   int64_t function_cache_entries = 4096;
   int64_t function_cache_mb = 4096;
+  // Served models (server/models/model_manager.h): the repository ("": none), how it
+  // is kept in step (none, poll, explicit) and how often poll mode looks.
+  std::string model_repository;
+  std::string model_control_mode = "none";
+  int64_t repository_poll_seconds = 15;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

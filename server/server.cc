@@ -58,8 +58,15 @@ GraphdServer::GraphdServer(ServerOptions options)
                 compiler::FunctionCacheOptions{
                     .max_entries = static_cast<size_t>(options_.function_cache_entries),
                     .max_bytes = options_.function_cache_mb << 20}),
+      models_(models::ModelManagerOptions{.repository = options_.model_repository,
+                                          .mode = *models::ControlModeFromName(options_.model_control_mode)},
+              [this](const std::string& model, int64_t version) {
+                return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
+              }),
       session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
-      diagnostics_service_(sessions_) {}
+      diagnostics_service_(sessions_),
+      inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us},
+                         [this] { return !gate_.closed(); }) {}
 
 GpuSetup GraphdServer::SetUpGpu() {
   if (options_.gpu == "off") return GpuSetup{.probe = {.reason = "disabled by --gpu=off"}};
@@ -133,6 +140,8 @@ GraphdServer::~GraphdServer() {
 Status GraphdServer::Start() {
   SetMaxTensorBytes(options_.max_tensor_bytes);
   executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // oneDNN's OpenMP teams
+  // Served models load (and warm up) before the port opens: the server is ready when it listens.
+  RETURN_IF_ERROR(models_.Start());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
@@ -141,6 +150,7 @@ Status GraphdServer::Start() {
   builder.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
   builder.RegisterService(&session_service_);
   builder.RegisterService(&diagnostics_service_);
+  builder.RegisterService(&inference_service_);
   grpc_server_ = builder.BuildAndStart();
   if (!grpc_server_ || port_ == 0) {
     grpc_server_.reset();
@@ -150,6 +160,7 @@ Status GraphdServer::Start() {
   grpc_server_->GetHealthCheckService()->SetServingStatus("", true);
   grpc_server_->GetHealthCheckService()->SetServingStatus(kReadiness, true);
   reaper_ = std::thread([this] { ReapLoop(); });
+  if (models_.mode() == models::ControlMode::kPoll) poller_ = std::thread([this] { PollLoop(); });
   const auto& dev = device_->info();
   GRAPHD_LOG_INFO("graphd {} listening on {} (port {}); devices: {} ({}); {} worker threads",
                   kVersion, options_.listen, port_, dev.name, dev.description,
@@ -173,8 +184,15 @@ void GraphdServer::Drain() {
   grpc_server_.reset();
   stop_reaper_.Notify();
   if (reaper_.joinable()) reaper_.join();
+  if (poller_.joinable()) poller_.join();
   pool_.reset();  // waits for queued work
   GRAPHD_LOG_INFO("stopped");
+}
+
+void GraphdServer::PollLoop() {
+  while (!stop_reaper_.WaitForNotificationWithTimeout(absl::Seconds(options_.repository_poll_seconds))) {
+    models_.Poll();
+  }
 }
 
 void GraphdServer::ReapLoop() {

@@ -1,5 +1,6 @@
-// The graphd process's server: devices, sessions, worker pool, gRPC services (session,
-// diagnostics, health, reflection) and the idle-session reaper.
+// The graphd process's server: devices, sessions, served models, worker pool, gRPC
+// services (session, diagnostics, KServe v2 inference, health, reflection), the
+// idle-session reaper and, in poll mode, the model repository's poller.
 //
 // Lifecycle: Start() binds and serves; Drain() (from the signal handler's thread)
 // turns readiness NOT_SERVING, refuses new session work, waits up to drain_seconds for
@@ -20,7 +21,9 @@
 #include "server/config.h"
 #include "server/constant_evaluator.h"
 #include "server/service/call_gate.h"
+#include "server/models/model_manager.h"
 #include "server/service/diagnostics_service.h"
+#include "server/service/inference_service.h"
 #include "server/service/session_service.h"
 #include "server/session_manager.h"
 
@@ -42,6 +45,7 @@ class GraphdServer {
 
  private:
   void ReapLoop();
+  void PollLoop();
   // Probes the GPUs, creates gpu_device_ and gpu_passes_ when one is usable.
   GpuSetup SetUpGpu();
   // GRAPHD_TEST_FAKE_GPU=all|mixed|cuda: a fake accelerator as the GPU (tests only).
@@ -59,12 +63,15 @@ class GraphdServer {
   std::unique_ptr<const compiler::passes::Pipeline> gpu_passes_;
   SessionManager sessions_;
   CallGate gate_;
+  models::ModelManager models_;
   SessionServiceImpl session_service_;
   DiagnosticsServiceImpl diagnostics_service_;
+  InferenceServiceImpl inference_service_;
   std::unique_ptr<grpc::Server> grpc_server_;
   int port_ = 0;
   absl::Notification stop_reaper_;
   std::thread reaper_;
+  std::thread poller_;  // poll mode: follows the model repository
 };
 
 }  // namespace graphd::server

@@ -90,6 +90,19 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
   return session;
 }
 
+std::shared_ptr<Session> SessionManager::CreateModelSession(const std::string& name) {
+  const uint64_t owner = next_owner_.fetch_add(1);
+  cache_.AddOwner(owner);
+  compiler::FunctionCache* cache = &cache_;
+  return std::shared_ptr<Session>(
+      new Session(absl::StrCat("model:", name),
+                  CompileContext{.device = device_, .target = cpu_target_, .cache = cache_, .owner = owner}),
+      [cache, owner](Session* s) {
+        delete s;
+        cache->EraseOwner(owner);
+      });
+}
+
 StatusOr<std::shared_ptr<Session>> SessionManager::Get(absl::string_view handle) const {
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(handle);

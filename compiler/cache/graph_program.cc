@@ -81,10 +81,11 @@ int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 
 StatusOr<std::shared_ptr<const GraphProgram>> GraphProgram::LoadOnnx(FunctionCache& cache, absl::string_view bytes,
                                                                      const passes::ConstantEvaluator* evaluator,
-                                                                     const CancellationToken* token) {
+                                                                     const CancellationToken* token,
+                                                                     uint64_t owner) {
   // Hashed once (seeded per process: colliding models cannot be crafted).
   const Fingerprint content = Fingerprinter().Add(bytes).Add("onnx").Finish();
-  const Fingerprint parsed_key = Fingerprinter(content).Add("parsed model").Finish();
+  const Fingerprint parsed_key = Fingerprinter(content).Add("parsed model").AddInt(static_cast<int64_t>(owner)).Finish();
   ASSIGN_OR_RETURN(FunctionCache::Ref entry, cache.GetOrCompile(parsed_key, "", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
     auto start = std::chrono::steady_clock::now();
     ASSIGN_OR_RETURN(auto model, onnx_import::ParseOnnxModel(bytes, evaluator));
@@ -100,7 +101,7 @@ StatusOr<std::shared_ptr<const GraphProgram>> GraphProgram::LoadOnnx(FunctionCac
     made->bytes = static_cast<int64_t>(bytes.size());
     made->compile_us = MicrosSince(start);
     return made;
-  }, /*compiled=*/nullptr, /*owner=*/0, token));
+  }, /*compiled=*/nullptr, owner, token));
   return std::static_pointer_cast<const GraphProgram>(entry->front_end);
 }
 

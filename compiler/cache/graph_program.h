@@ -35,10 +35,12 @@ class GraphProgram : public FrontEndData {
   // Parses and checks ONNX `bytes` (see onnx_import::ParseOnnxModel), or takes the model
   // another caller parsed from the same bytes from `cache`. `evaluator` (may be null)
   // folds constant nodes while importing; `token` (may be null) bounds a wait for
-  // another caller's parse.
+  // another caller's parse. `owner` (FunctionCache::AddOwner; 0: none) keeps the parsed
+  // model to that owner, erased with its other entries.
   static StatusOr<std::shared_ptr<const GraphProgram>> LoadOnnx(FunctionCache& cache, absl::string_view bytes,
                                                                 const passes::ConstantEvaluator* evaluator,
-                                                                const CancellationToken* token = nullptr);
+                                                                const CancellationToken* token = nullptr,
+                                                                uint64_t owner = 0);
   // GraphDef `def` as a function (see MakeGraphDefFunction): Placeholders `inputs`
   // (empty: all) are its arguments, tensors `outputs` its results; `name` names it.
   static StatusOr<std::shared_ptr<const GraphProgram>> FromGraphDef(const GraphDef& def, const std::string& name,

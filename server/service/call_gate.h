@@ -32,6 +32,10 @@ class CallGate {
     return mu_.AwaitWithDeadline(absl::Condition(+[](int* n) { return *n == 0; }, &inside_),
                                  deadline);
   }
+  bool closed() const {
+    absl::MutexLock lock(&mu_);
+    return closed_;
+  }
   int inside() const {
     absl::MutexLock lock(&mu_);
     return inside_;

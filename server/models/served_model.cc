@@ -1,0 +1,283 @@
+#include "server/models/served_model.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "absl/algorithm/container.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graphd/v1/graph.pb.h"
+#include "server/models/datatypes.h"
+#include "server/service/graph_codec.h"
+
+namespace graphd::server::models {
+namespace {
+
+// The most bytes of one model file (protobuf's own limit is 2 GiB).
+constexpr int64_t kMaxModelFileBytes = (int64_t{2} << 30) - 1;
+// The name the model has in its internal session.
+constexpr char kGraphName[] = "model";
+
+std::vector<int64_t> DimsOf(const PartialShape& shape) {
+  return shape.known_rank() ? shape.dims() : std::vector<int64_t>{};
+}
+
+std::string ShapeText(const std::vector<int64_t>& dims) { return absl::StrCat("[", absl::StrJoin(dims, ","), "]"); }
+
+// `config`'s tensors matched to the graph's `declared` ones by name (all of them when
+// `all`), or the declared ones when the config lists none. Sets `index` to each
+// chosen tensor's position in `declared`.
+StatusOr<std::vector<TensorInfo>> Match(const std::vector<compiler::ValueInfo>& declared,
+                                        const google::protobuf::RepeatedPtrField<v1::ModelTensorConfig>& config,
+                                        int max_batch_size, bool all, absl::string_view field,
+                                        const std::string& config_path, const std::string& model_path,
+                                        std::vector<int>* index) {
+  std::vector<TensorInfo> out;
+  std::vector<std::string> names;
+  for (const auto& d : declared) names.push_back(d.name);
+  auto problem = [&](absl::string_view what) {
+    return errors::InvalidArgument(absl::StrCat(config_path.empty() ? model_path : config_path, ": ", what));
+  };
+  for (const auto& d : declared) {
+    if (!d.is_tensor()) return problem(absl::StrCat(field, " '", d.name, "' is a sequence or an optional; served models take tensors"));
+  }
+  if (config.empty()) {
+    for (size_t i = 0; i < declared.size(); ++i) {
+      TensorInfo t{declared[i].name, declared[i].dtype, DimsOf(declared[i].shape)};
+      if (max_batch_size > 0) {
+        if (t.shape.empty() || t.shape[0] > 0) {
+          return problem(absl::StrCat("max_batch_size > 0, but ", field, " '", t.name, "' of ", model_path,
+                                      " has no variable first dimension (its shape: ", ShapeText(t.shape), ")"));
+        }
+        t.shape[0] = -1;
+      }
+      out.push_back(std::move(t));
+      index->push_back(static_cast<int>(i));
+    }
+    return out;
+  }
+  if (all && config.size() != static_cast<int>(declared.size())) {
+    return problem(absl::StrCat("the config lists ", config.size(), " ", field, "s; ", model_path, " has ",
+                                declared.size(), " (", absl::StrJoin(names, ", "), ")"));
+  }
+  for (const v1::ModelTensorConfig& c : config) {
+    auto it = std::find(names.begin(), names.end(), c.name());
+    if (it == names.end()) {
+      return problem(absl::StrCat(field, " '", c.name(), "' is not one of ", model_path, "'s (",
+                                  absl::StrJoin(names, ", "), ")"));
+    }
+    const int i = static_cast<int>(it - names.begin());
+    ASSIGN_OR_RETURN(DType dtype, DTypeFromConfig(c.data_type(), absl::StrCat(config_path, ": ", field, " '", c.name(), "'")));
+    if (dtype != declared[i].dtype) {
+      return problem(absl::StrCat(field, " '", c.name(), "' is ", DTypeName(declared[i].dtype), " in ", model_path,
+                                  ", not ", DTypeName(dtype)));
+    }
+    TensorInfo t{c.name(), dtype, {}};
+    if (max_batch_size > 0) t.shape.push_back(-1);
+    t.shape.insert(t.shape.end(), c.dims().begin(), c.dims().end());
+    const PartialShape& model_shape = declared[i].shape;
+    bool fits = !model_shape.known_rank() || model_shape.rank() == static_cast<int>(t.shape.size());
+    for (size_t k = 0; fits && model_shape.known_rank() && k < t.shape.size(); ++k) {
+      const int64_t m = model_shape.dim(static_cast<int>(k));
+      if (m >= 0 && t.shape[k] >= 0 && m != t.shape[k]) fits = false;
+      if (k == 0 && max_batch_size > 0 && m >= 0) fits = false;  // the batch must be free
+    }
+    if (!fits) {
+      return problem(absl::StrCat(field, " '", c.name(), "': the config's shape ", ShapeText(t.shape),
+                                  max_batch_size > 0 ? " (batch first)" : "", " does not fit ", model_path, "'s ",
+                                  model_shape.ToString()));
+    }
+    // What the model knows and the config leaves open.
+    for (size_t k = 0; model_shape.known_rank() && k < t.shape.size(); ++k) {
+      if (t.shape[k] < 0 && !(k == 0 && max_batch_size > 0)) t.shape[k] = model_shape.dim(static_cast<int>(k));
+    }
+    out.push_back(std::move(t));
+    index->push_back(i);
+  }
+  return out;
+}
+
+// A tensor of `dtype` and `dims` filled with zeros, or (`random`) with values from a
+// fixed-seed generator in [0, 1) (integers: 0..9; bools alternate).
+StatusOr<Tensor> WarmupTensor(DType dtype, const std::vector<int64_t>& dims, bool random) {
+  ASSIGN_OR_RETURN(Shape shape, Shape::Make(dims));
+  ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
+  if (dtype == DType::kString) return t;  // empty strings
+  std::memset(t.raw_data(), 0, t.bytes());
+  if (!random) return t;
+  uint64_t state = 0x9E3779B97F4A7C15ull;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<double>(state >> 11) / static_cast<double>(uint64_t{1} << 53);
+  };
+  const int64_t n = t.num_elements();
+  switch (dtype) {
+    case DType::kFloat32:
+      for (int64_t i = 0; i < n; ++i) t.data<float>()[i] = static_cast<float>(next());
+      break;
+    case DType::kFloat64:
+      for (int64_t i = 0; i < n; ++i) t.data<double>()[i] = next();
+      break;
+    case DType::kInt32:
+      for (int64_t i = 0; i < n; ++i) t.data<int32_t>()[i] = static_cast<int32_t>(next() * 10);
+      break;
+    case DType::kInt64:
+      for (int64_t i = 0; i < n; ++i) t.data<int64_t>()[i] = static_cast<int64_t>(next() * 10);
+      break;
+    case DType::kBool:
+      for (int64_t i = 0; i < n; ++i) t.data<bool>()[i] = (i % 2) == 1;
+      break;
+    default:
+      break;  // zeros
+  }
+  return t;
+}
+
+}  // namespace
+
+StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& model, int64_t version,
+                                                         std::shared_ptr<Session> session,
+                                                         const CancellationToken& token) {
+  auto it = model.versions.find(version);
+  if (it == model.versions.end()) return errors::NotFound(absl::StrCat("model '", model.name, "' has no version ", version));
+  const VersionFile& file = it->second;
+  std::unique_ptr<ServedModel> served(new ServedModel());
+  served->name_ = model.name;
+  served->version_ = version;
+  served->kind_ = file.kind;
+  served->max_batch_size_ = model.config.max_batch_size();
+  served->graph_name_ = kGraphName;
+  served->session_ = std::move(session);
+  ASSIGN_OR_RETURN(std::string bytes, ReadModelFile(file.path, kMaxModelFileBytes));
+  served->file_bytes_ = static_cast<int64_t>(bytes.size());
+  auto at_file = [&file](const Status& s) {
+    return errors::InvalidArgument(absl::StrCat(file.path, ": ", s.message()));
+  };
+  LoadedGraph loaded;
+  GraphFunctions& graphs = served->session_->graph_functions();
+  switch (file.kind) {
+    case ModelKind::kOnnx: {
+      auto l = graphs.LoadOnnx(kGraphName, bytes, /*reduce_retracing=*/false, &token);
+      if (!l.ok()) return at_file(l.status());
+      loaded = *std::move(l);
+      break;
+    }
+    case ModelKind::kGraphDef: {
+      const v1::ModelConfig& c = model.config;
+      if (c.input().empty() || c.output().empty()) {
+        return errors::InvalidArgument(absl::StrCat(model.config_path.empty() ? file.path : model.config_path,
+                                                    ": a GraphDef model needs its inputs and outputs in config.pbtxt"));
+      }
+      v1::GraphDef proto;
+      if (!proto.ParseFromString(bytes)) return at_file(errors::InvalidArgument("not a binary graphd.v1.GraphDef"));
+      auto def = GraphDefFromProto(proto);
+      if (!def.ok()) return at_file(def.status());
+      std::vector<std::string> ins, outs;
+      for (const auto& t : c.input()) ins.push_back(t.name());
+      for (const auto& t : c.output()) outs.push_back(t.name());
+      auto l = graphs.LoadGraphDef(kGraphName, *def, ins, outs);
+      if (!l.ok()) return at_file(l.status());
+      loaded = *std::move(l);
+      // Its arguments and results are the config's, in order: name them so.
+      for (size_t i = 0; i < ins.size(); ++i) loaded.inputs[i].name = ins[i];
+      for (size_t i = 0; i < outs.size(); ++i) loaded.outputs[i].name = outs[i];
+      break;
+    }
+    case ModelKind::kSource:
+      return errors::Unimplemented(absl::StrCat(file.path, ": function-source models are not served yet"));
+  }
+  std::vector<int> input_index;
+  ASSIGN_OR_RETURN(served->inputs_, Match(loaded.inputs, model.config.input(), served->max_batch_size_, /*all=*/true,
+                                          "input", model.config_path, file.path, &input_index));
+  // The call takes the graph's inputs in its order: keep inputs() in that order too.
+  std::vector<TensorInfo> ordered(served->inputs_.size());
+  for (size_t i = 0; i < input_index.size(); ++i) ordered[input_index[i]] = served->inputs_[i];
+  served->inputs_ = std::move(ordered);
+  ASSIGN_OR_RETURN(served->outputs_, Match(loaded.outputs, model.config.output(), served->max_batch_size_,
+                                           /*all=*/false, "output", model.config_path, file.path,
+                                           &served->output_index_));
+  RETURN_IF_ERROR(served->Warmup(model.config, token));
+  return served;
+}
+
+Status ServedModel::Warmup(const v1::ModelConfig& config, const CancellationToken& token) const {
+  std::vector<std::vector<Tensor>> requests;
+  for (const v1::ModelWarmup& w : config.model_warmup()) {
+    std::vector<Tensor> inputs;
+    for (const TensorInfo& in : inputs_) {
+      auto it = w.inputs().find(in.name);
+      if (it == w.inputs().end()) {
+        return errors::InvalidArgument(absl::StrCat("model_warmup '", w.name(), "' gives no input '", in.name, "'"));
+      }
+      std::vector<int64_t> dims;
+      if (max_batch_size_ > 0) dims.push_back(std::max<uint32_t>(w.batch_size(), 1));
+      dims.insert(dims.end(), it->second.dims().begin(), it->second.dims().end());
+      ASSIGN_OR_RETURN(DType dtype, DTypeFromConfig(it->second.data_type(), "model_warmup"));
+      ASSIGN_OR_RETURN(Tensor t, WarmupTensor(dtype, dims, it->second.random_data()));
+      inputs.push_back(std::move(t));
+    }
+    requests.push_back(std::move(inputs));
+  }
+  if (config.model_warmup().empty()) {
+    // Without warmup requests: one of batch 1 when the shapes allow it.
+    std::vector<Tensor> inputs;
+    for (const TensorInfo& in : inputs_) {
+      std::vector<int64_t> dims = in.shape;
+      if (max_batch_size_ > 0 && !dims.empty()) dims[0] = 1;
+      if (in.dtype == DType::kString || absl::c_any_of(dims, [](int64_t d) { return d < 0; })) {
+        return absl::OkStatus();  // nothing to guess from
+      }
+      ASSIGN_OR_RETURN(Tensor t, WarmupTensor(in.dtype, dims, /*random=*/false));
+      inputs.push_back(std::move(t));
+    }
+    requests.push_back(std::move(inputs));
+  }
+  for (auto& inputs : requests) {
+    auto run = Run(std::move(inputs), token);
+    if (!run.ok()) {
+      return errors::InvalidArgument(absl::StrCat("warming up version ", version_, " failed: ", run.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+Status ServedModel::CheckInput(const TensorInfo& info, const Tensor& t) const {
+  if (t.dtype() != info.dtype) {
+    return errors::InvalidArgument(absl::StrCat("input '", info.name, "' of model '", name_, "' must be ",
+                                                V2DataType(info.dtype), ", got ", V2DataType(t.dtype())));
+  }
+  bool fits = t.shape().rank() == static_cast<int>(info.shape.size());
+  for (size_t k = 0; fits && k < info.shape.size(); ++k) {
+    if (info.shape[k] >= 0 && info.shape[k] != t.shape().dim(static_cast<int>(k))) fits = false;
+  }
+  if (!fits) {
+    return errors::InvalidArgument(absl::StrCat("input '", info.name, "' of model '", name_, "' must have shape ",
+                                                ShapeText(info.shape), " (-1: any), got ", t.shape().ToString()));
+  }
+  if (max_batch_size_ > 0 && t.shape().dim(0) > max_batch_size_) {
+    return errors::InvalidArgument(absl::StrCat("input '", info.name, "' of model '", name_, "': batch ",
+                                                t.shape().dim(0), " is over max_batch_size ", max_batch_size_));
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<std::vector<Tensor>> ServedModel::Run(std::vector<Tensor> inputs, const CancellationToken& token) const {
+  if (inputs.size() != inputs_.size()) {
+    return errors::InvalidArgument(absl::StrCat("model '", name_, "' takes ", inputs_.size(), " inputs, got ",
+                                                inputs.size()));
+  }
+  std::vector<GraphValue> values;
+  values.reserve(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    RETURN_IF_ERROR(CheckInput(inputs_[i], inputs[i]));
+    values.push_back(GraphValue::FromTensor(std::move(inputs[i])));
+  }
+  ASSIGN_OR_RETURN(GraphCallResult result,
+                   session_->graph_functions().Call(graph_name_, std::move(values), session_->variables(), token));
+  std::vector<Tensor> outputs;
+  outputs.reserve(output_index_.size());
+  for (int i : output_index_) outputs.push_back(std::move(result.outputs[i].tensor));
+  return outputs;
+}
+
+}  // namespace graphd::server::models

@@ -1,0 +1,80 @@
+// One loaded version of a served model. The model lives in an internal session of its
+// own (not a client's: no handle, never expires), through which every request runs;
+// its compiled functions are in the server's function cache, so they are shared with
+// client sessions that load the same bytes, and concurrent first calls compile once.
+//
+// Thread safety: immutable after Load; Run is safe from many threads.
+#ifndef GRAPHD_SERVER_MODELS_SERVED_MODEL_H_
+#define GRAPHD_SERVER_MODELS_SERVED_MODEL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/cancellation.h"
+#include "core/tensor.h"
+#include "server/models/model_stats.h"
+#include "server/models/repository.h"
+#include "server/session.h"
+
+namespace graphd::server::models {
+
+// An input or output as clients see it: its v2 name, dtype and shape (-1: any size;
+// with max_batch_size > 0 the first dimension is the batch, always -1).
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kInvalid;
+  std::vector<int64_t> shape;
+};
+
+class ServedModel {
+ public:
+  // Loads `version` of `model` into `session` (a fresh internal session), checks the
+  // config against the model, then runs the config's warmup requests (or, without
+  // any, one request of batch 1 when every input's shape is otherwise known).
+  // InvalidArgument naming the file for a model that does not load or does not agree
+  // with its config.
+  static StatusOr<std::unique_ptr<ServedModel>> Load(const RepositoryModel& model, int64_t version,
+                                                     std::shared_ptr<Session> session,
+                                                     const CancellationToken& token);
+
+  const std::string& name() const { return name_; }
+  int64_t version() const { return version_; }
+  absl::string_view platform() const { return PlatformOf(kind_); }
+  int max_batch_size() const { return max_batch_size_; }
+  const std::vector<TensorInfo>& inputs() const { return inputs_; }
+  const std::vector<TensorInfo>& outputs() const { return outputs_; }
+  // Bytes the model's files held (what loading it cost, roughly).
+  int64_t file_bytes() const { return file_bytes_; }
+
+  // Runs the model: `inputs` one per inputs(), in order. InvalidArgument naming the
+  // input for a dtype or shape that does not fit (a batch over max_batch_size too).
+  // Returns the outputs in outputs() order.
+  StatusOr<std::vector<Tensor>> Run(std::vector<Tensor> inputs, const CancellationToken& token) const;
+
+  // What its requests did (the service records them).
+  ModelStats& stats() const { return stats_; }
+
+ private:
+  ServedModel() = default;
+  Status CheckInput(const TensorInfo& info, const Tensor& t) const;
+  Status Warmup(const v1::ModelConfig& config, const CancellationToken& token) const;
+
+  std::string name_;
+  int64_t version_ = 0;
+  ModelKind kind_ = ModelKind::kOnnx;
+  int max_batch_size_ = 0;
+  std::vector<TensorInfo> inputs_;
+  std::vector<TensorInfo> outputs_;
+  // Per outputs() entry, its index among the graph's outputs.
+  std::vector<int> output_index_;
+  int64_t file_bytes_ = 0;
+  std::string graph_name_;  // in session_'s graph functions
+  std::shared_ptr<Session> session_;
+  mutable ModelStats stats_;
+};
+
+}  // namespace graphd::server::models
+
+#endif  // GRAPHD_SERVER_MODELS_SERVED_MODEL_H_

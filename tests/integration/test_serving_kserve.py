@@ -1,0 +1,278 @@
+"""Serving a model repository over the KServe v2 gRPC protocol (issue 15).
+
+The client here is built only from stubs generated from proto/graphd/kserve/
+grpc_service.proto (package ``inference``, as KServe and Triton publish it) and grpcio:
+not graphd's client. The repository holds an ONNX MLP and torchvision's ResNet-18
+exported here with torch, and a graphd GraphDef model; outputs are compared with
+torch's (or numpy's), with typed and with raw contents. Every bad request gets its
+code and a message naming what is wrong, and the server keeps serving.
+"""
+
+import io
+import os
+import struct
+
+import grpc
+import numpy as np
+import pytest
+import torch
+
+import graphd.v1 as tf
+from graphd.kserve import grpc_service_pb2 as pb
+from graphd.kserve import grpc_service_pb2_grpc as pb_grpc
+from test_onnx_torchvision import exported
+
+MLP_CONFIG = """
+name: "mlp"
+platform: "onnxruntime_onnx"
+max_batch_size: 8
+input [ { name: "x" data_type: TYPE_FP32 dims: [ 8 ] } ]
+output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
+"""
+
+GRAPHDEF_CONFIG = """
+input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]
+output [ { name: "y" data_type: TYPE_FP32 dims: [ -1 ] } ]
+"""
+
+
+def _mlp():
+    torch.manual_seed(1)
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
+    buf = io.BytesIO()
+    torch.onnx.export(model, torch.zeros(1, 8), buf, input_names=["x"], output_names=["y"], opset_version=13,
+                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    return buf.getvalue(), model
+
+
+def _graphdef():
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+        tf.identity(tf.nn.relu(x * 2.0 - 1.0), name="y")
+    return g.as_graph_def().SerializeToString()
+
+
+def _write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb" if isinstance(data, bytes) else "w") as f:
+        f.write(data)
+
+
+@pytest.fixture(scope="module")
+def models():
+    mlp_bytes, mlp = _mlp()
+    resnet_bytes, resnet = exported("resnet18")
+    return {"mlp": (mlp_bytes, mlp), "resnet18": (resnet_bytes, resnet), "graphdef": _graphdef()}
+
+
+@pytest.fixture(scope="module")
+def repository(tmp_path_factory, models):
+    root = tmp_path_factory.mktemp("repo")
+    _write(str(root / "mlp" / "1" / "model.onnx"), models["mlp"][0])
+    _write(str(root / "mlp" / "config.pbtxt"), MLP_CONFIG)
+    _write(str(root / "resnet18" / "1" / "model.onnx"), models["resnet18"][0])
+    _write(str(root / "double_relu" / "1" / "model.graphdef"), models["graphdef"])
+    _write(str(root / "double_relu" / "config.pbtxt"), GRAPHDEF_CONFIG)
+    return str(root)
+
+
+@pytest.fixture(scope="module")
+def served(repository, tmp_path_factory):
+    from conftest import start_graphd
+    proc = start_graphd(["--model-repository", repository], tmp_path_factory.mktemp("graphd"), ready_timeout=120)
+    yield proc
+    proc.stop()
+
+
+@pytest.fixture
+def stub(served):
+    with grpc.insecure_channel(served.target) as channel:
+        yield pb_grpc.GRPCInferenceServiceStub(channel)
+    assert served.alive(), served.log()
+
+
+def _typed_request(model, name, array, **kw):
+    req = pb.ModelInferRequest(model_name=model, **kw)
+    t = req.inputs.add(name=name, datatype="FP32", shape=list(array.shape))
+    t.contents.fp32_contents.extend(array.ravel().tolist())
+    return req
+
+
+def _raw_request(model, name, array, datatype="FP32", **kw):
+    req = pb.ModelInferRequest(model_name=model, **kw)
+    req.inputs.add(name=name, datatype=datatype, shape=list(array.shape))
+    req.raw_input_contents.append(array.tobytes())
+    return req
+
+
+def _output(resp, index=0):
+    out = resp.outputs[index]
+    assert out.datatype == "FP32"
+    return np.frombuffer(resp.raw_output_contents[index], np.float32).reshape(list(out.shape))
+
+
+def _code(call):
+    with pytest.raises(grpc.RpcError) as e:
+        call()
+    return e.value.code(), e.value.details()
+
+
+def test_health_metadata_and_index(stub):
+    assert stub.ServerLive(pb.ServerLiveRequest()).live
+    assert stub.ServerReady(pb.ServerReadyRequest()).ready
+    meta = stub.ServerMetadata(pb.ServerMetadataRequest())
+    assert meta.name == "graphd" and "model_repository" in meta.extensions
+    index = stub.RepositoryIndex(pb.RepositoryIndexRequest())
+    assert {(m.name, m.version, m.state) for m in index.models} == {
+        ("double_relu", "1", "READY"), ("mlp", "1", "READY"), ("resnet18", "1", "READY")}
+    assert stub.ModelReady(pb.ModelReadyRequest(name="mlp")).ready
+    assert stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="1")).ready
+    assert not stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="2")).ready
+    assert not stub.ModelReady(pb.ModelReadyRequest(name="nope")).ready
+    m = stub.ModelMetadata(pb.ModelMetadataRequest(name="mlp"))
+    assert (m.name, list(m.versions), m.platform) == ("mlp", ["1"], "graphd_onnx")
+    assert [(t.name, t.datatype, list(t.shape)) for t in m.inputs] == [("x", "FP32", [-1, 8])]
+    assert [(t.name, t.datatype, list(t.shape)) for t in m.outputs] == [("y", "FP32", [-1, 4])]
+    r = stub.ModelMetadata(pb.ModelMetadataRequest(name="resnet18", version="1"))
+    assert [(t.name, t.datatype, list(t.shape)) for t in r.inputs] == [("image", "FP32", [-1, 3, 96, 96])]
+
+
+def test_mlp_typed_and_raw_match_torch(stub, models):
+    x = np.random.default_rng(0).standard_normal((3, 8)).astype(np.float32)
+    want = models["mlp"][1](torch.from_numpy(x)).detach().numpy()
+    typed = stub.ModelInfer(_typed_request("mlp", "x", x, id="req-7"))
+    assert (typed.model_name, typed.model_version, typed.id) == ("mlp", "1", "req-7")
+    np.testing.assert_allclose(_output(typed), want, rtol=1e-5, atol=1e-6)
+    raw = stub.ModelInfer(_raw_request("mlp", "x", x, model_version="1"))
+    np.testing.assert_allclose(_output(raw), want, rtol=1e-5, atol=1e-6)
+    req = _raw_request("mlp", "x", x)
+    req.outputs.add(name="y")
+    assert [o.name for o in stub.ModelInfer(req).outputs] == ["y"]
+
+
+def test_resnet18_matches_torch(stub, models):
+    x = np.random.default_rng(1).standard_normal((2, 3, 96, 96)).astype(np.float32)
+    with torch.no_grad():
+        want = models["resnet18"][1](torch.from_numpy(x)).numpy()
+    got = _output(stub.ModelInfer(_raw_request("resnet18", "image", x)))
+    np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
+
+
+def test_graphdef_model(stub):
+    x = np.array([0.0, 0.25, 1.0, -3.0], np.float32)
+    got = _output(stub.ModelInfer(_typed_request("double_relu", "x", x)))
+    np.testing.assert_array_equal(got, np.maximum(2 * x - 1, 0))
+
+
+def test_bad_requests_fail_alone(stub):
+    x = np.ones((2, 8), np.float32)
+    cases = [
+        (_raw_request("nope", "x", x), grpc.StatusCode.NOT_FOUND, "nope"),
+        (_raw_request("mlp", "x", x, model_version="9"), grpc.StatusCode.NOT_FOUND, "version 9"),
+        (_raw_request("mlp", "z", x), grpc.StatusCode.INVALID_ARGUMENT, "'z'"),
+        (_raw_request("mlp", "x", x.astype(np.float64), datatype="FP64"), grpc.StatusCode.INVALID_ARGUMENT, "FP32"),
+        (_raw_request("mlp", "x", np.ones((2, 5), np.float32)), grpc.StatusCode.INVALID_ARGUMENT, "shape"),
+        (_raw_request("mlp", "x", np.ones((9, 8), np.float32)), grpc.StatusCode.INVALID_ARGUMENT, "max_batch_size"),
+        (_raw_request("mlp", "x", x, datatype="FP99"), grpc.StatusCode.INVALID_ARGUMENT, "FP99"),
+    ]
+    short = _raw_request("mlp", "x", x)
+    short.raw_input_contents[0] = short.raw_input_contents[0][:-4]
+    cases.append((short, grpc.StatusCode.INVALID_ARGUMENT, "bytes"))
+    both = _typed_request("mlp", "x", x)
+    both.raw_input_contents.append(x.tobytes())
+    cases.append((both, grpc.StatusCode.INVALID_ARGUMENT, "both"))
+    few = _typed_request("mlp", "x", x)
+    del few.inputs[0].contents.fp32_contents[-1]
+    cases.append((few, grpc.StatusCode.INVALID_ARGUMENT, "elements"))
+    wrong_field = pb.ModelInferRequest(model_name="mlp")
+    wrong_field.inputs.add(name="x", datatype="FP32", shape=[2, 8]).contents.int64_contents.extend([1] * 16)
+    cases.append((wrong_field, grpc.StatusCode.INVALID_ARGUMENT, "fp32_contents"))
+    negative = _raw_request("mlp", "x", x)
+    negative.inputs[0].shape[:] = [-2, 8]
+    cases.append((negative, grpc.StatusCode.INVALID_ARGUMENT, "at least 0"))
+    huge = _raw_request("mlp", "x", x)
+    huge.inputs[0].shape[:] = [2 ** 40, 2 ** 40]
+    cases.append((huge, grpc.StatusCode.INVALID_ARGUMENT, "max-tensor-bytes"))
+    missing = pb.ModelInferRequest(model_name="mlp")
+    cases.append((missing, grpc.StatusCode.INVALID_ARGUMENT, "needs input 'x'"))
+    bad_output = _raw_request("mlp", "x", x)
+    bad_output.outputs.add(name="logits")
+    cases.append((bad_output, grpc.StatusCode.INVALID_ARGUMENT, "no output 'logits'"))
+    for req, code, words in cases:
+        got, details = _code(lambda: stub.ModelInfer(req))
+        assert got == code, (req, details)
+        assert words in details, (words, details)
+    # Still serving, and statistics counted the failures.
+    assert _output(stub.ModelInfer(_raw_request("mlp", "x", x))).shape == (2, 4)
+    stats = stub.ModelStatistics(pb.ModelStatisticsRequest(name="mlp")).model_stats[0]
+    assert stats.inference_stats.fail.count >= 10
+    assert stats.inference_stats.success.count >= 1 and stats.inference_count >= 2
+    code, _ = _code(lambda: stub.ModelMetadata(pb.ModelMetadataRequest(name="nope")))
+    assert code == grpc.StatusCode.NOT_FOUND
+    code, _ = _code(lambda: stub.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="mlp")))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION  # not in explicit mode
+
+
+def test_bytes_raw_round_trip_is_checked(stub):
+    # A BYTES input to a float model is refused by its dtype, after the length-prefixed
+    # elements were read; malformed prefixes are refused by name.
+    raw = b"".join(struct.pack("<I", len(s)) + s for s in [b"ab", b"c"])
+    req = pb.ModelInferRequest(model_name="mlp")
+    req.inputs.add(name="x", datatype="BYTES", shape=[2])
+    req.raw_input_contents.append(raw)
+    code, details = _code(lambda: stub.ModelInfer(req))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "FP32" in details
+    req.raw_input_contents[0] = raw[:-1]
+    code, details = _code(lambda: stub.ModelInfer(req))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and "runs past the end" in details
+
+
+def test_bad_model_fails_start_naming_the_file(tmp_path, models):
+    from conftest import graphd_binary
+    import subprocess
+    _write(str(tmp_path / "repo" / "mlp" / "1" / "model.onnx"), models["mlp"][0])
+    _write(str(tmp_path / "repo" / "mlp" / "config.pbtxt"), MLP_CONFIG.replace("dims: [ 8 ]", "dims: [ 7 ]"))
+    out = subprocess.run([graphd_binary(), "--listen", "127.0.0.1:0", "--model-repository", str(tmp_path / "repo")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0
+    assert "config.pbtxt" in out.stderr + out.stdout and "does not fit" in out.stderr + out.stdout
+    _write(str(tmp_path / "repo" / "mlp" / "config.pbtxt"), "max_batch_size: 8\nbogus_field: 1\n")
+    out = subprocess.run([graphd_binary(), "--listen", "127.0.0.1:0", "--model-repository", str(tmp_path / "repo")],
+                         capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "config.pbtxt:2:" in out.stderr + out.stdout and "bogus_field" in out.stderr + out.stdout
+
+
+def test_poll_mode_leaves_a_bad_model_unavailable(tmp_path, models, start_server):
+    _write(str(tmp_path / "repo" / "mlp" / "1" / "model.onnx"), models["mlp"][0])
+    _write(str(tmp_path / "repo" / "broken" / "1" / "model.onnx"), b"not an onnx model")
+    server = start_server("--model-repository", str(tmp_path / "repo"), "--model-control-mode", "poll")
+    with grpc.insecure_channel(server.target) as channel:
+        stub = pb_grpc.GRPCInferenceServiceStub(channel)
+        index = {m.name: m for m in stub.RepositoryIndex(pb.RepositoryIndexRequest()).models}
+        assert index["mlp"].state == "READY"
+        assert index["broken"].state == "UNAVAILABLE" and "model.onnx" in index["broken"].reason
+        code, details = _code(lambda: stub.ModelInfer(_raw_request("broken", "x", np.ones((1, 8), np.float32))))
+        assert code == grpc.StatusCode.UNAVAILABLE and "model.onnx" in details
+        assert _output(stub.ModelInfer(_raw_request("mlp", "x", np.ones((1, 8), np.float32)))).shape == (1, 4)
+
+
+def test_explicit_mode_loads_and_unloads(tmp_path, models, start_server):
+    _write(str(tmp_path / "repo" / "mlp" / "1" / "model.onnx"), models["mlp"][0])
+    server = start_server("--model-repository", str(tmp_path / "repo"), "--model-control-mode", "explicit")
+    with grpc.insecure_channel(server.target) as channel:
+        stub = pb_grpc.GRPCInferenceServiceStub(channel)
+        x = np.ones((1, 8), np.float32)
+        index = stub.RepositoryIndex(pb.RepositoryIndexRequest()).models
+        assert [(m.name, m.state, m.reason) for m in index] == [("mlp", "UNAVAILABLE", "unloaded")]
+        code, _ = _code(lambda: stub.ModelInfer(_raw_request("mlp", "x", x)))
+        assert code == grpc.StatusCode.NOT_FOUND
+        stub.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="mlp"))
+        assert _output(stub.ModelInfer(_raw_request("mlp", "x", x))).shape == (1, 4)
+        code, details = _code(lambda: stub.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="../etc")))
+        assert code == grpc.StatusCode.INVALID_ARGUMENT and "not a model name" in details
+        code, _ = _code(lambda: stub.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="absent")))
+        assert code == grpc.StatusCode.NOT_FOUND
+        stub.RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="mlp"))
+        code, _ = _code(lambda: stub.ModelInfer(_raw_request("mlp", "x", x)))
+        assert code == grpc.StatusCode.NOT_FOUND
