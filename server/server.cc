@@ -59,7 +59,8 @@ GraphdServer::GraphdServer(ServerOptions options)
                     .max_entries = static_cast<size_t>(options_.function_cache_entries),
                     .max_bytes = options_.function_cache_mb << 20}),
       models_(models::ModelManagerOptions{.repository = options_.model_repository,
-                                          .mode = *models::ControlModeFromName(options_.model_control_mode)},
+                                          .mode = *models::ControlModeFromName(options_.model_control_mode),
+                                          .pool = pool_.get()},
               [this](const std::string& model, int64_t version) {
                 return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
               }),

@@ -37,6 +37,8 @@ StatusOr<ControlMode> ControlModeFromName(absl::string_view name);  // none, pol
 struct ModelManagerOptions {
   std::string repository;  // "" : no repository (no models)
   ControlMode mode = ControlMode::kNone;
+  // Where batched models run their batches (null: no dynamic batching).
+  executor::ThreadPool* pool = nullptr;
 };
 
 // A model version's state, as RepositoryIndex shows it.

@@ -1,6 +1,7 @@
 #include "server/models/served_model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "absl/algorithm/container.h"
@@ -137,7 +138,8 @@ StatusOr<Tensor> WarmupTensor(DType dtype, const std::vector<int64_t>& dims, boo
 
 StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& model, int64_t version,
                                                          std::shared_ptr<Session> session,
-                                                         const CancellationToken& token) {
+                                                         const CancellationToken& token,
+                                                         executor::ThreadPool* pool) {
   auto it = model.versions.find(version);
   if (it == model.versions.end()) return errors::NotFound(absl::StrCat("model '", model.name, "' has no version ", version));
   const VersionFile& file = it->second;
@@ -197,6 +199,18 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
                                            /*all=*/false, "output", model.config_path, file.path,
                                            &served->output_index_));
   RETURN_IF_ERROR(served->Warmup(model.config, token));
+  if (pool != nullptr && model.config.has_dynamic_batching()) {
+    const v1::ModelDynamicBatching& b = model.config.dynamic_batching();
+    serving::BatcherOptions options{
+        .max_batch_size = served->max_batch_size_,
+        .preferred_batch_sizes = {b.preferred_batch_size().begin(), b.preferred_batch_size().end()},
+        .max_queue_delay = std::chrono::microseconds(b.max_queue_delay_microseconds())};
+    const ServedModel* self = served.get();
+    served->batcher_ = std::make_unique<serving::Batcher>(
+        std::move(options),
+        [self](std::vector<Tensor> inputs, const CancellationToken& t) { return self->Execute(std::move(inputs), t); },
+        [self](int64_t rows, int64_t ns) { self->stats_.Executed(rows, static_cast<uint64_t>(ns)); }, *pool);
+  }
   return served;
 }
 
@@ -233,7 +247,9 @@ Status ServedModel::Warmup(const v1::ModelConfig& config, const CancellationToke
     requests.push_back(std::move(inputs));
   }
   for (auto& inputs : requests) {
-    auto run = Run(std::move(inputs), token);
+    // Not Run: warmup requests are not the model's traffic (its statistics).
+    Status checked = CheckInputs(inputs);
+    auto run = checked.ok() ? Execute(std::move(inputs), token) : StatusOr<std::vector<Tensor>>(checked);
     if (!run.ok()) {
       return errors::InvalidArgument(absl::StrCat("warming up version ", version_, " failed: ", run.status().message()));
     }
@@ -261,17 +277,37 @@ Status ServedModel::CheckInput(const TensorInfo& info, const Tensor& t) const {
   return absl::OkStatus();
 }
 
-StatusOr<std::vector<Tensor>> ServedModel::Run(std::vector<Tensor> inputs, const CancellationToken& token) const {
+Status ServedModel::CheckInputs(const std::vector<Tensor>& inputs) const {
   if (inputs.size() != inputs_.size()) {
     return errors::InvalidArgument(absl::StrCat("model '", name_, "' takes ", inputs_.size(), " inputs, got ",
                                                 inputs.size()));
   }
+  for (size_t i = 0; i < inputs.size(); ++i) RETURN_IF_ERROR(CheckInput(inputs_[i], inputs[i]));
+  return absl::OkStatus();
+}
+
+StatusOr<std::vector<Tensor>> ServedModel::Run(std::vector<Tensor> inputs, const CancellationToken& token) const {
+  RETURN_IF_ERROR(CheckInputs(inputs));
+  const int64_t rows = max_batch_size_ > 0 && !inputs.empty() ? inputs[0].shape().dim(0) : 1;
+  auto start = std::chrono::steady_clock::now();
+  auto outputs = Execute(std::move(inputs), token);
+  if (outputs.ok()) {
+    stats_.Executed(rows, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
+                              .count());
+  }
+  return outputs;
+}
+
+void ServedModel::Submit(std::vector<Tensor> inputs, const CancellationToken* token,
+                         serving::Batcher::DoneFn done) const {
+  if (Status s = CheckInputs(inputs); !s.ok()) return done(s);
+  batcher_->Submit(std::move(inputs), token, std::move(done));
+}
+
+StatusOr<std::vector<Tensor>> ServedModel::Execute(std::vector<Tensor> inputs, const CancellationToken& token) const {
   std::vector<GraphValue> values;
   values.reserve(inputs.size());
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    RETURN_IF_ERROR(CheckInput(inputs_[i], inputs[i]));
-    values.push_back(GraphValue::FromTensor(std::move(inputs[i])));
-  }
+  for (Tensor& t : inputs) values.push_back(GraphValue::FromTensor(std::move(t)));
   ASSIGN_OR_RETURN(GraphCallResult result,
                    session_->graph_functions().Call(graph_name_, std::move(values), session_->variables(), token));
   std::vector<Tensor> outputs;

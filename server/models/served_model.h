@@ -16,6 +16,7 @@
 #include "core/tensor.h"
 #include "server/models/model_stats.h"
 #include "server/models/repository.h"
+#include "server/serving/batcher.h"
 #include "server/session.h"
 
 namespace graphd::server::models {
@@ -34,10 +35,12 @@ class ServedModel {
   // config against the model, then runs the config's warmup requests (or, without
   // any, one request of batch 1 when every input's shape is otherwise known).
   // InvalidArgument naming the file for a model that does not load or does not agree
-  // with its config.
+  // with its config. With dynamic_batching in the config, batches run on `pool`
+  // (which must outlive the model; null: no batching).
   static StatusOr<std::unique_ptr<ServedModel>> Load(const RepositoryModel& model, int64_t version,
                                                      std::shared_ptr<Session> session,
-                                                     const CancellationToken& token);
+                                                     const CancellationToken& token,
+                                                     executor::ThreadPool* pool = nullptr);
 
   const std::string& name() const { return name_; }
   int64_t version() const { return version_; }
@@ -53,12 +56,21 @@ class ServedModel {
   // Returns the outputs in outputs() order.
   StatusOr<std::vector<Tensor>> Run(std::vector<Tensor> inputs, const CancellationToken& token) const;
 
+  // Batched models: `inputs` are checked (as Run does), then queued for the next
+  // batch; `done` gets this request's outputs (outputs() order) or its error, exactly
+  // once, maybe before Submit returns. `token` must outlive that call.
+  bool batching() const { return batcher_ != nullptr; }
+  void Submit(std::vector<Tensor> inputs, const CancellationToken* token, serving::Batcher::DoneFn done) const;
+
   // What its requests did (the service records them).
   ModelStats& stats() const { return stats_; }
 
  private:
   ServedModel() = default;
   Status CheckInput(const TensorInfo& info, const Tensor& t) const;
+  Status CheckInputs(const std::vector<Tensor>& inputs) const;
+  // The model, unchecked.
+  StatusOr<std::vector<Tensor>> Execute(std::vector<Tensor> inputs, const CancellationToken& token) const;
   Status Warmup(const v1::ModelConfig& config, const CancellationToken& token) const;
 
   std::string name_;
@@ -73,6 +85,7 @@ class ServedModel {
   std::string graph_name_;  // in session_'s graph functions
   std::shared_ptr<Session> session_;
   mutable ModelStats stats_;
+  std::unique_ptr<serving::Batcher> batcher_;  // last: it stops before the rest goes
 };
 
 }  // namespace graphd::server::models

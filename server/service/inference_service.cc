@@ -39,6 +39,12 @@ void StatsToProto(const models::ServedModel& m, inference::ModelStatistics* out)
   DurationToProto(s.success, out->mutable_inference_stats()->mutable_success());
   DurationToProto(s.fail, out->mutable_inference_stats()->mutable_fail());
   DurationToProto(s.compute_infer, out->mutable_inference_stats()->mutable_compute_infer());
+  for (const auto& [size, e] : s.batches.Snapshot()) {
+    auto* b = out->add_batch_stats();
+    b->set_batch_size(static_cast<uint64_t>(size));
+    b->mutable_compute_infer()->set_count(e.count);
+    b->mutable_compute_infer()->set_ns(e.ns);
+  }
 }
 
 uint64_t NowMs() {
@@ -71,9 +77,8 @@ StatusOr<std::vector<Tensor>> OrderInputs(const models::ServedModel& model, std:
   return out;
 }
 
-Status Infer(const models::ServedModel& model, const inference::ModelInferRequest& req,
-             inference::ModelInferResponse* resp, const CancellationToken& token) {
-  // Requested outputs first: a wrong name fails before any work.
+// The outputs a request asks for (indices into model.outputs(); all when it names none).
+StatusOr<std::vector<int>> WantedOutputs(const models::ServedModel& model, const inference::ModelInferRequest& req) {
   std::vector<int> wanted;
   for (const auto& o : req.outputs()) {
     size_t i = 0;
@@ -89,22 +94,28 @@ Status Infer(const models::ServedModel& model, const inference::ModelInferReques
   if (wanted.empty()) {
     for (size_t i = 0; i < model.outputs().size(); ++i) wanted.push_back(static_cast<int>(i));
   }
-  ASSIGN_OR_RETURN(std::vector<NamedTensor> given, InferInputsFromProto(req));
-  ASSIGN_OR_RETURN(std::vector<Tensor> inputs, OrderInputs(model, std::move(given)));
-  const uint64_t batch = model.max_batch_size() > 0 && !inputs.empty() && inputs[0].shape().rank() > 0
-                             ? static_cast<uint64_t>(inputs[0].shape().dim(0))
-                             : 1;
-  auto start = std::chrono::steady_clock::now();
-  ASSIGN_OR_RETURN(std::vector<Tensor> outputs, model.Run(std::move(inputs), token));
-  model.stats().compute_infer.Add(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
-  model.stats().execution_count.fetch_add(1, std::memory_order_relaxed);
-  model.stats().inference_count.fetch_add(batch, std::memory_order_relaxed);
+  return wanted;
+}
+
+// The response for `outputs` (the model's, in its order).
+Status Respond(const models::ServedModel& model, const inference::ModelInferRequest& req, const std::vector<int>& wanted,
+               const std::vector<Tensor>& outputs, inference::ModelInferResponse* resp) {
   resp->set_model_name(model.name());
   resp->set_model_version(absl::StrCat(model.version()));
   resp->set_id(req.id());
   for (int i : wanted) RETURN_IF_ERROR(AddInferOutput(model.outputs()[i].name, outputs[i], resp));
   return absl::OkStatus();
+}
+
+// Records a finished request in the model's statistics.
+void Record(const models::ServedModel& model, const Status& status, std::chrono::steady_clock::time_point start,
+            uint64_t rows) {
+  const uint64_t ns =
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
+  models::ModelStats& stats = model.stats();
+  (status.ok() ? stats.success : stats.fail).Add(ns);
+  if (status.ok()) stats.inference_count.fetch_add(rows, std::memory_order_relaxed);
+  stats.last_inference_ms.store(NowMs(), std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -162,12 +173,36 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
   return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(std::shared_ptr<const models::ServedModel> model,
                      models_.Find(req->model_name(), req->model_version()));
-    auto start = std::chrono::steady_clock::now();
-    Status status = Infer(*model, *req, resp, call.token());
-    const uint64_t ns =
-        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-    (status.ok() ? model->stats().success : model->stats().fail).Add(ns);
-    model->stats().last_inference_ms.store(NowMs(), std::memory_order_relaxed);
+    const auto start = std::chrono::steady_clock::now();
+    std::vector<int> wanted;
+    std::vector<Tensor> inputs;
+    Status prepared = [&]() -> Status {
+      ASSIGN_OR_RETURN(wanted, WantedOutputs(*model, *req));
+      ASSIGN_OR_RETURN(std::vector<NamedTensor> given, InferInputsFromProto(*req));
+      ASSIGN_OR_RETURN(inputs, OrderInputs(*model, std::move(given)));
+      return absl::OkStatus();
+    }();
+    if (!prepared.ok()) {
+      Record(*model, prepared, start, 0);
+      return prepared;
+    }
+    const uint64_t rows = model->max_batch_size() > 0 && !inputs.empty() && inputs[0].shape().rank() > 0
+                              ? static_cast<uint64_t>(inputs[0].shape().dim(0))
+                              : 1;
+    if (model->batching()) {
+      PooledCall* pending = &call;
+      model->Submit(std::move(inputs), &call.token(),
+                    [pending, req, resp, model, wanted = std::move(wanted), start, rows](
+                        StatusOr<std::vector<Tensor>> outputs) {
+                      Status status = outputs.ok() ? Respond(*model, *req, wanted, *outputs, resp) : outputs.status();
+                      Record(*model, status, start, rows);
+                      pending->FinishDeferred(status);
+                    });
+      return PooledCall::Deferred();
+    }
+    auto outputs = model->Run(std::move(inputs), call.token());
+    Status status = outputs.ok() ? Respond(*model, *req, wanted, *outputs, resp) : outputs.status();
+    Record(*model, status, start, rows);
     return status;
   });
 }

@@ -11,6 +11,7 @@ namespace graphd::server {
 namespace {
 // gRPC reports "no deadline" as a time point far in the future.
 constexpr auto kNoDeadline = std::chrono::hours(24 * 365);
+constexpr char kDeferredPayload[] = "graphd.dev/deferred";
 }  // namespace
 
 PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate,
@@ -57,6 +58,16 @@ int64_t PooledCall::elapsed_us() const {
   return std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - arrived_).count();
 }
 
+Status PooledCall::Deferred() {
+  Status s = errors::Internal("deferred");
+  s.SetPayload(kDeferredPayload, absl::Cord("1"));
+  return s;
+}
+
+bool PooledCall::IsDeferred(const Status& status) { return status.GetPayload(kDeferredPayload).has_value(); }
+
+void PooledCall::FinishDeferred(const Status& status) { Finish(ToGrpcStatus(status, context_)); }
+
 bool PooledCall::Run(const Work& work) {
   queue_us_ = elapsed_us();
   Status status = token_.Check();
@@ -65,6 +76,8 @@ bool PooledCall::Run(const Work& work) {
     status = work(*this);
     // The GPU streams and library handles this thread used go back to the shared pool.
     executor::gpu::ReleaseThreadState();
+    // Someone else finishes the call, maybe already: `this` may be gone.
+    if (IsDeferred(status)) return true;
   }
   if (quick_us_ > 0 && IsNotQuick(status)) return false;
   if (spdlog::should_log(spdlog::level::debug)) {  // keep formatting off the hot path

@@ -46,6 +46,13 @@ class PooledCall : public grpc::ServerUnaryReactor {
                                          const char* method, std::string session, Work work,
                                          bool may_run_inline = false);
 
+  // Work that hands the call to someone else (the model's batcher) returns
+  // Deferred(): the call is then finished by FinishDeferred, exactly once, from any
+  // thread, and the token stays valid until then.
+  static Status Deferred();
+  static bool IsDeferred(const Status& status);
+  void FinishDeferred(const Status& status);
+
   CancellationToken& token() { return token_; }
   bool ran_inline() const { return quick_us_ > 0; }
   // Microseconds between the RPC's arrival and its work starting.

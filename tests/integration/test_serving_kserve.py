@@ -30,6 +30,10 @@ input [ { name: "x" data_type: TYPE_FP32 dims: [ 8 ] } ]
 output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
 """
 
+BATCHED_CONFIG = MLP_CONFIG.replace('name: "mlp"', 'name: "mlp_batched"') + """
+dynamic_batching { max_queue_delay_microseconds: 50000 }
+"""
+
 GRAPHDEF_CONFIG = """
 input [ { name: "x" data_type: TYPE_FP32 dims: [ -1 ] } ]
 output [ { name: "y" data_type: TYPE_FP32 dims: [ -1 ] } ]
@@ -71,6 +75,8 @@ def repository(tmp_path_factory, models):
     root = tmp_path_factory.mktemp("repo")
     _write(str(root / "mlp" / "1" / "model.onnx"), models["mlp"][0])
     _write(str(root / "mlp" / "config.pbtxt"), MLP_CONFIG)
+    _write(str(root / "mlp_batched" / "1" / "model.onnx"), models["mlp"][0])
+    _write(str(root / "mlp_batched" / "config.pbtxt"), BATCHED_CONFIG)
     _write(str(root / "resnet18" / "1" / "model.onnx"), models["resnet18"][0])
     _write(str(root / "double_relu" / "1" / "model.graphdef"), models["graphdef"])
     _write(str(root / "double_relu" / "config.pbtxt"), GRAPHDEF_CONFIG)
@@ -125,7 +131,8 @@ def test_health_metadata_and_index(stub):
     assert meta.name == "graphd" and "model_repository" in meta.extensions
     index = stub.RepositoryIndex(pb.RepositoryIndexRequest())
     assert {(m.name, m.version, m.state) for m in index.models} == {
-        ("double_relu", "1", "READY"), ("mlp", "1", "READY"), ("resnet18", "1", "READY")}
+        ("double_relu", "1", "READY"), ("mlp", "1", "READY"), ("mlp_batched", "1", "READY"),
+        ("resnet18", "1", "READY")}
     assert stub.ModelReady(pb.ModelReadyRequest(name="mlp")).ready
     assert stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="1")).ready
     assert not stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="2")).ready
@@ -276,3 +283,42 @@ def test_explicit_mode_loads_and_unloads(tmp_path, models, start_server):
         stub.RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="mlp"))
         code, _ = _code(lambda: stub.ModelInfer(_raw_request("mlp", "x", x)))
         assert code == grpc.StatusCode.NOT_FOUND
+
+
+def test_dynamic_batching_joins_concurrent_requests(stub, models):
+    """16 concurrent batch-1 requests (and a few of batch 2, and one of another width
+    that must fail alone) on a model with dynamic_batching: executions of more than one
+    row happen, and every output equals the unbatched model's."""
+    import threading
+    rng = np.random.default_rng(5)
+    xs = [rng.standard_normal((1 + (i % 5 == 0), 8)).astype(np.float32) for i in range(24)]
+    results, errors = {}, []
+    barrier = threading.Barrier(len(xs) + 1)
+
+    def call(i):
+        barrier.wait(10)
+        try:
+            results[i] = _output(stub.ModelInfer(_raw_request("mlp_batched", "x", xs[i], id=str(i))))
+        except grpc.RpcError as e:  # pragma: no cover (reported below)
+            errors.append(e)
+
+    def bad():
+        barrier.wait(10)
+        code, details = _code(lambda: stub.ModelInfer(_raw_request("mlp_batched", "x", np.ones((1, 5), np.float32))))
+        if code != grpc.StatusCode.INVALID_ARGUMENT:
+            errors.append(details)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(xs))] + [threading.Thread(target=bad)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert not errors, errors
+    for i, x in enumerate(xs):
+        want = models["mlp"][1](torch.from_numpy(x)).detach().numpy()
+        np.testing.assert_allclose(results[i], want, rtol=1e-5, atol=1e-6)
+    stats = stub.ModelStatistics(pb.ModelStatisticsRequest(name="mlp_batched", version="1")).model_stats[0]
+    sizes = {b.batch_size: b.compute_infer.count for b in stats.batch_stats}
+    assert max(sizes) > 1, sizes
+    assert stats.inference_count >= sum(x.shape[0] for x in xs)
+    assert stats.execution_count < stats.inference_count  # fewer executions than rows
