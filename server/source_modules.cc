@@ -144,6 +144,20 @@ StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string
   return module->runtime->ToCode(function);
 }
 
+StatusOr<SourceModules::Signature> SourceModules::SignatureOf(int64_t module_id, const std::string& function) {
+  Module* module;
+  {
+    absl::MutexLock lock(&mu_);
+    ASSIGN_OR_RETURN(module, Find(module_id));
+  }
+  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
+  const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
+  Signature signature;
+  if (info.input_signature != nullptr) signature.input_signature = *info.input_signature;
+  signature.params = compiler::tracer::ModuleRuntime::ParamNames(fn);
+  return signature;
+}
+
 StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, const std::string& function,
                                                              bool with_graphs) {
   Module* module = nullptr;

@@ -12,6 +12,7 @@
 #define GRAPHD_SERVER_SOURCE_MODULES_H_
 
 #include <map>
+#include <optional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -73,6 +74,14 @@ class SourceModules {
                             const CancellationToken& token, const std::vector<Value>& concrete = {},
                             bool trace_only = false);
   StatusOr<std::string> ToCode(int64_t module_id, const std::string& function);
+  // What a caller needs to call `function` of module `module_id` without tracing it:
+  // its input_signature (TensorSpecObj values; none without one) and its positional
+  // parameter names. NotFound for an unknown module or function.
+  struct Signature {
+    std::optional<std::vector<Value>> input_signature;
+    std::vector<std::string> params;
+  };
+  StatusOr<Signature> SignatureOf(int64_t module_id, const std::string& function);
   struct Description {
     int64_t tracing_count = 0;
     std::vector<std::string> signatures;

@@ -72,6 +72,13 @@ class ServedModel {
   // The model, unchecked.
   StatusOr<std::vector<Tensor>> Execute(std::vector<Tensor> inputs, const CancellationToken& token) const;
   Status Warmup(const v1::ModelConfig& config, const CancellationToken& token) const;
+  // The source model's function: loads `source`, traces the function once and sets
+  // function_, module_id_, result_keys_ and returns_sequence_; `inputs`/`outputs` get
+  // what it takes and returns.
+  Status LoadSource(const std::string& source, const std::string& path, const v1::ModelConfig& config,
+                    const CancellationToken& token, std::vector<compiler::ValueInfo>* inputs,
+                    std::vector<compiler::ValueInfo>* outputs);
+  StatusOr<std::vector<Tensor>> ExecuteSource(std::vector<Tensor> inputs, const CancellationToken& token) const;
 
   std::string name_;
   int64_t version_ = 0;
@@ -83,6 +90,14 @@ class ServedModel {
   std::vector<int> output_index_;
   int64_t file_bytes_ = 0;
   std::string graph_name_;  // in session_'s graph functions
+  // Source models: the module and function called, and where each of the function's
+  // results (the graph's outputs before output_index_ picks) is in what it returns:
+  // a dict's key, the position in a tuple/list, or the one tensor.
+  int64_t module_id_ = 0;
+  std::string function_;
+  std::vector<std::string> result_keys_;  // a dict's keys, in order
+  bool returns_dict_ = false;
+  bool returns_sequence_ = false;
   std::shared_ptr<Session> session_;
   mutable ModelStats stats_;
   std::unique_ptr<serving::Batcher> batcher_;  // last: it stops before the rest goes

@@ -10,6 +10,7 @@ code and a message naming what is wrong, and the server keeps serving.
 
 import io
 import os
+import shutil
 import struct
 
 import grpc
@@ -32,6 +33,21 @@ output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
 
 BATCHED_CONFIG = MLP_CONFIG.replace('name: "mlp"', 'name: "mlp_batched"') + """
 dynamic_batching { max_queue_delay_microseconds: 50000 }
+"""
+
+SOURCE_MODEL = """
+import tensorflow as tf
+
+@tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32, name="features"),
+                              tf.TensorSpec([None], tf.int64)])
+def predict(features, ids):
+    total = tf.reduce_sum(features, axis=1)
+    return {"scaled": features * 2.0, "total": total, "next_ids": ids + 1}
+
+
+@tf.function(input_signature=[tf.TensorSpec([2], tf.float32)])
+def serve(x):
+    return x, x + 1.0
 """
 
 GRAPHDEF_CONFIG = """
@@ -78,6 +94,9 @@ def repository(tmp_path_factory, models):
     _write(str(root / "mlp_batched" / "1" / "model.onnx"), models["mlp"][0])
     _write(str(root / "mlp_batched" / "config.pbtxt"), BATCHED_CONFIG)
     _write(str(root / "resnet18" / "1" / "model.onnx"), models["resnet18"][0])
+    _write(str(root / "source" / "1" / "model.py"), SOURCE_MODEL)
+    _write(str(root / "source" / "config.pbtxt"), 'function: "predict"\n')
+    _write(str(root / "pair" / "1" / "model.py"), SOURCE_MODEL)
     _write(str(root / "double_relu" / "1" / "model.graphdef"), models["graphdef"])
     _write(str(root / "double_relu" / "config.pbtxt"), GRAPHDEF_CONFIG)
     return str(root)
@@ -132,7 +151,7 @@ def test_health_metadata_and_index(stub):
     index = stub.RepositoryIndex(pb.RepositoryIndexRequest())
     assert {(m.name, m.version, m.state) for m in index.models} == {
         ("double_relu", "1", "READY"), ("mlp", "1", "READY"), ("mlp_batched", "1", "READY"),
-        ("resnet18", "1", "READY")}
+        ("pair", "1", "READY"), ("resnet18", "1", "READY"), ("source", "1", "READY")}
     assert stub.ModelReady(pb.ModelReadyRequest(name="mlp")).ready
     assert stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="1")).ready
     assert not stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="2")).ready
@@ -170,6 +189,30 @@ def test_graphdef_model(stub):
     x = np.array([0.0, 0.25, 1.0, -3.0], np.float32)
     got = _output(stub.ModelInfer(_typed_request("double_relu", "x", x)))
     np.testing.assert_array_equal(got, np.maximum(2 * x - 1, 0))
+
+
+def test_function_source_models(stub):
+    m = stub.ModelMetadata(pb.ModelMetadataRequest(name="source"))
+    assert m.platform == "graphd_function"
+    assert [(t.name, t.datatype, list(t.shape)) for t in m.inputs] == [("features", "FP32", [-1, 3]),
+                                                                         ("ids", "INT64", [-1])]
+    assert [(t.name, t.datatype, list(t.shape)) for t in m.outputs] == [
+        ("scaled", "FP32", [-1, 3]), ("total", "FP32", [-1]), ("next_ids", "INT64", [-1])]
+    features = np.arange(6, dtype=np.float32).reshape(2, 3)
+    req = _typed_request("source", "features", features)
+    ids = req.inputs.add(name="ids", datatype="INT64", shape=[2])
+    ids.contents.int64_contents.extend([7, 9])
+    req.outputs.add(name="next_ids")
+    req.outputs.add(name="scaled")
+    resp = stub.ModelInfer(req)
+    assert [o.name for o in resp.outputs] == ["next_ids", "scaled"]
+    np.testing.assert_array_equal(np.frombuffer(resp.raw_output_contents[0], np.int64), [8, 10])
+    np.testing.assert_array_equal(_output(resp, 1), features * 2)
+    pair = stub.ModelMetadata(pb.ModelMetadataRequest(name="pair"))
+    assert [(t.name, list(t.shape)) for t in pair.inputs] == [("x", [2])]
+    assert [t.name for t in pair.outputs] == ["output_0", "output_1"]
+    resp = stub.ModelInfer(_typed_request("pair", "x", np.array([1.0, 2.0], np.float32)))
+    np.testing.assert_array_equal(_output(resp, 1), [2.0, 3.0])
 
 
 def test_bad_requests_fail_alone(stub):
@@ -248,6 +291,14 @@ def test_bad_model_fails_start_naming_the_file(tmp_path, models):
     out = subprocess.run([graphd_binary(), "--listen", "127.0.0.1:0", "--model-repository", str(tmp_path / "repo")],
                          capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "config.pbtxt:2:" in out.stderr + out.stdout and "bogus_field" in out.stderr + out.stdout
+    shutil.rmtree(str(tmp_path / "repo" / "mlp"))
+    for source, words in [("import tensorflow as tf\n@tf.function\ndef serve(x):\n    return x\n", "needs an input_signature"),
+                          ("import tensorflow as tf\n@tf.function\ndef other(x):\n    return x\n", "no tf.function 'serve'"),
+                          ("def serve(:\n", "model.py")]:
+        _write(str(tmp_path / "repo" / "src" / "1" / "model.py"), source)
+        out = subprocess.run([graphd_binary(), "--listen", "127.0.0.1:0", "--model-repository", str(tmp_path / "repo")],
+                             capture_output=True, text=True, timeout=60)
+        assert out.returncode != 0 and words in out.stderr + out.stdout, out.stderr
 
 
 def test_poll_mode_leaves_a_bad_model_unavailable(tmp_path, models, start_server):
