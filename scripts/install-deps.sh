@@ -13,6 +13,8 @@ BUILD_PACKAGES=(
   libabsl-dev libspdlog-dev libfmt-dev libcli11-dev libdnnl-dev ocl-icd-opencl-dev
   # ONNX import (protobuf classes, checker)
   libonnx-dev
+  # KServe v2 HTTP/REST endpoints and Prometheus /metrics (header-only)
+  libcpp-httplib-dev nlohmann-json3-dev
 )
 TEST_PACKAGES=(
   # the ONNX backend test suite
@@ -31,6 +33,9 @@ TEST_PACKAGES=(
   graphviz
   # scripts/device-bundle.sh (strip, ldd, xz) and its test
   binutils libc-bin xz-utils
+  # promtool: the /metrics exposition is checked with `promtool check metrics`; curl:
+  # the HTTP/REST endpoints are tested with it
+  prometheus curl
 )
 
 # GRAPHD_DEPS=build installs only what building the server and graphctl needs (the

@@ -196,3 +196,22 @@ Status AddInferOutput(const std::string& name, const Tensor& tensor, inference::
 }
 
 }  // namespace graphd::server
+
+namespace graphd::server {
+
+StatusOr<serving::InferRequest> InferRequestFromProto(const inference::ModelInferRequest& request) {
+  serving::InferRequest out{request.model_name(), request.model_version(), request.id(), {}, {}};
+  ASSIGN_OR_RETURN(out.inputs, InferInputsFromProto(request));
+  for (const auto& o : request.outputs()) out.outputs.push_back(o.name());
+  return out;
+}
+
+Status InferResponseToProto(const serving::InferResponse& response, inference::ModelInferResponse* out) {
+  out->set_model_name(response.model);
+  out->set_model_version(response.version);
+  out->set_id(response.id);
+  for (const NamedTensor& t : response.outputs) RETURN_IF_ERROR(AddInferOutput(t.name, t.tensor, out));
+  return absl::OkStatus();
+}
+
+}  // namespace graphd::server

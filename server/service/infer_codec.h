@@ -14,20 +14,23 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "graphd/kserve/grpc_service.pb.h"
+#include "server/serving/infer.h"
 
 namespace graphd::server {
 
-struct NamedTensor {
-  std::string name;
-  Tensor tensor;
-};
+using serving::NamedTensor;
 
 // The request's inputs, in request order. InvalidArgument naming the input.
 StatusOr<std::vector<NamedTensor>> InferInputsFromProto(const inference::ModelInferRequest& request);
 
+// The transport-free request: the inputs as above, the requested outputs' names.
+StatusOr<serving::InferRequest> InferRequestFromProto(const inference::ModelInferRequest& request);
+
 // Adds output `name` to `response` (its elements as raw_output_contents). Host tensors
 // of a v2 datatype only (InvalidArgument otherwise).
 Status AddInferOutput(const std::string& name, const Tensor& tensor, inference::ModelInferResponse* response);
+// `response` as the proto (outputs as raw contents).
+Status InferResponseToProto(const serving::InferResponse& response, inference::ModelInferResponse* out);
 
 }  // namespace graphd::server
 

@@ -1,7 +1,5 @@
 #include "server/service/inference_service.h"
 
-#include <chrono>
-
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/models/datatypes.h"
@@ -45,77 +43,6 @@ void StatsToProto(const models::ServedModel& m, inference::ModelStatistics* out)
     b->mutable_compute_infer()->set_count(e.count);
     b->mutable_compute_infer()->set_ns(e.ns);
   }
-}
-
-uint64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// The model's inputs, in its order, from the request's (by name).
-StatusOr<std::vector<Tensor>> OrderInputs(const models::ServedModel& model, std::vector<NamedTensor> given) {
-  std::vector<Tensor> out(model.inputs().size());
-  std::vector<bool> have(out.size(), false);
-  for (NamedTensor& g : given) {
-    size_t i = 0;
-    while (i < model.inputs().size() && model.inputs()[i].name != g.name) ++i;
-    if (i == model.inputs().size()) {
-      std::vector<std::string> names;
-      for (const auto& in : model.inputs()) names.push_back(in.name);
-      return errors::InvalidArgument(absl::StrCat("model '", model.name(), "' has no input '", g.name, "' (its inputs: ",
-                                                  absl::StrJoin(names, ", "), ")"));
-    }
-    out[i] = std::move(g.tensor);
-    have[i] = true;
-  }
-  for (size_t i = 0; i < out.size(); ++i) {
-    if (!have[i]) {
-      return errors::InvalidArgument(absl::StrCat("model '", model.name(), "' needs input '", model.inputs()[i].name,
-                                                  "'"));
-    }
-  }
-  return out;
-}
-
-// The outputs a request asks for (indices into model.outputs(); all when it names none).
-StatusOr<std::vector<int>> WantedOutputs(const models::ServedModel& model, const inference::ModelInferRequest& req) {
-  std::vector<int> wanted;
-  for (const auto& o : req.outputs()) {
-    size_t i = 0;
-    while (i < model.outputs().size() && model.outputs()[i].name != o.name()) ++i;
-    if (i == model.outputs().size()) {
-      std::vector<std::string> names;
-      for (const auto& out : model.outputs()) names.push_back(out.name);
-      return errors::InvalidArgument(absl::StrCat("model '", model.name(), "' has no output '", o.name(),
-                                                  "' (its outputs: ", absl::StrJoin(names, ", "), ")"));
-    }
-    wanted.push_back(static_cast<int>(i));
-  }
-  if (wanted.empty()) {
-    for (size_t i = 0; i < model.outputs().size(); ++i) wanted.push_back(static_cast<int>(i));
-  }
-  return wanted;
-}
-
-// The response for `outputs` (the model's, in its order).
-Status Respond(const models::ServedModel& model, const inference::ModelInferRequest& req, const std::vector<int>& wanted,
-               const std::vector<Tensor>& outputs, inference::ModelInferResponse* resp) {
-  resp->set_model_name(model.name());
-  resp->set_model_version(absl::StrCat(model.version()));
-  resp->set_id(req.id());
-  for (int i : wanted) RETURN_IF_ERROR(AddInferOutput(model.outputs()[i].name, outputs[i], resp));
-  return absl::OkStatus();
-}
-
-// Records a finished request in the model's statistics.
-void Record(const models::ServedModel& model, const Status& status, std::chrono::steady_clock::time_point start,
-            uint64_t rows) {
-  const uint64_t ns =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count();
-  models::ModelStats& stats = model.stats();
-  (status.ok() ? stats.success : stats.fail).Add(ns);
-  if (status.ok()) stats.inference_count.fetch_add(rows, std::memory_order_relaxed);
-  stats.last_inference_ms.store(NowMs(), std::memory_order_relaxed);
 }
 
 }  // namespace
@@ -171,39 +98,12 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
                                                            const inference::ModelInferRequest* req,
                                                            inference::ModelInferResponse* resp) {
   return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(std::shared_ptr<const models::ServedModel> model,
-                     models_.Find(req->model_name(), req->model_version()));
-    const auto start = std::chrono::steady_clock::now();
-    std::vector<int> wanted;
-    std::vector<Tensor> inputs;
-    Status prepared = [&]() -> Status {
-      ASSIGN_OR_RETURN(wanted, WantedOutputs(*model, *req));
-      ASSIGN_OR_RETURN(std::vector<NamedTensor> given, InferInputsFromProto(*req));
-      ASSIGN_OR_RETURN(inputs, OrderInputs(*model, std::move(given)));
-      return absl::OkStatus();
-    }();
-    if (!prepared.ok()) {
-      Record(*model, prepared, start, 0);
-      return prepared;
-    }
-    const uint64_t rows = model->max_batch_size() > 0 && !inputs.empty() && inputs[0].shape().rank() > 0
-                              ? static_cast<uint64_t>(inputs[0].shape().dim(0))
-                              : 1;
-    if (model->batching()) {
-      PooledCall* pending = &call;
-      model->Submit(std::move(inputs), &call.token(),
-                    [pending, req, resp, model, wanted = std::move(wanted), start, rows](
-                        StatusOr<std::vector<Tensor>> outputs) {
-                      Status status = outputs.ok() ? Respond(*model, *req, wanted, *outputs, resp) : outputs.status();
-                      Record(*model, status, start, rows);
-                      pending->FinishDeferred(status);
-                    });
-      return PooledCall::Deferred();
-    }
-    auto outputs = model->Run(std::move(inputs), call.token());
-    Status status = outputs.ok() ? Respond(*model, *req, wanted, *outputs, resp) : outputs.status();
-    Record(*model, status, start, rows);
-    return status;
+    ASSIGN_OR_RETURN(serving::InferRequest request, InferRequestFromProto(*req));
+    PooledCall* pending = &call;  // finished by `done`, maybe on a batch's thread: not touched after Infer
+    serving::Infer(models_, std::move(request), &call.token(), [pending, resp](StatusOr<serving::InferResponse> r) {
+      pending->FinishDeferred(r.ok() ? InferResponseToProto(*r, resp) : r.status());
+    });
+    return PooledCall::Deferred();
   });
 }
 

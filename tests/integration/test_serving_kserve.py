@@ -256,7 +256,7 @@ def test_bad_requests_fail_alone(stub):
     # Still serving, and statistics counted the failures.
     assert _output(stub.ModelInfer(_raw_request("mlp", "x", x))).shape == (2, 4)
     stats = stub.ModelStatistics(pb.ModelStatisticsRequest(name="mlp")).model_stats[0]
-    assert stats.inference_stats.fail.count >= 10
+    assert stats.inference_stats.fail.count >= 6  # those that reached the model (the others failed decoding)
     assert stats.inference_stats.success.count >= 1 and stats.inference_count >= 2
     code, _ = _code(lambda: stub.ModelMetadata(pb.ModelMetadataRequest(name="nope")))
     assert code == grpc.StatusCode.NOT_FOUND
