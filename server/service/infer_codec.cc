@@ -6,35 +6,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "server/models/datatypes.h"
+#include "server/service/v2_tensor.h"
 
 namespace graphd::server {
 namespace {
 
 using InputTensor = inference::ModelInferRequest::InferInputTensor;
-constexpr int kMaxRank = 32;
-constexpr int kMaxInputs = 1024;
 
-Status Bad(const std::string& input, absl::string_view problem) {
-  return errors::InvalidArgument(absl::StrCat("input '", input, "': ", problem));
-}
-
-// The input's shape, checked: rank, dims, and its size (dtype `dtype`) within the
-// tensor limit.
-StatusOr<Shape> InputShape(const InputTensor& in, DType dtype) {
-  if (in.shape_size() > kMaxRank) return Bad(in.name(), absl::StrCat("more than ", kMaxRank, " dimensions"));
-  const int64_t limit = MaxTensorBytes() / static_cast<int64_t>(DTypeSize(dtype));
-  int64_t elements = 1;
-  std::vector<int64_t> dims;
-  for (int64_t d : in.shape()) {
-    if (d < 0) return Bad(in.name(), absl::StrCat("dims must be at least 0, got ", d));
-    if (d > 0 && elements > limit / d) {
-      return Bad(in.name(), absl::StrCat("more elements than --max-tensor-bytes (", MaxTensorBytes(), ") allows"));
-    }
-    elements *= d;
-    dims.push_back(d);
-  }
-  return Shape::Make(std::move(dims));
-}
+Status Bad(const std::string& input, absl::string_view problem) { return BadInput(input, problem); }
 
 template <typename To, typename From>
 Status CopyTyped(const google::protobuf::RepeatedField<From>& values, const InputTensor& in, Tensor& t,
@@ -117,37 +96,11 @@ Status FromTyped(const InputTensor& in, Tensor& t) {
   }
 }
 
-Status FromRaw(const InputTensor& in, const std::string& raw, Tensor& t) {
-  if (t.dtype() != DType::kString) {
-    if (raw.size() != t.bytes()) {
-      return Bad(in.name(), absl::StrCat(in.datatype(), t.shape().ToString(), " is ", t.bytes(),
-                                         " bytes; its raw_input_contents has ", raw.size()));
-    }
-    std::memcpy(t.raw_data(), raw.data(), raw.size());
-    if (t.dtype() == DType::kBool) {
-      for (int64_t i = 0; i < t.num_elements(); ++i) t.data<bool>()[i] = raw[i] != 0;
-    }
-    return absl::OkStatus();
-  }
-  size_t at = 0;
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    if (raw.size() - at < 4) return Bad(in.name(), absl::StrCat("raw BYTES end before element ", i));
-    uint32_t n;
-    std::memcpy(&n, raw.data() + at, 4);  // little-endian hosts only (x86-64, aarch64)
-    at += 4;
-    if (raw.size() - at < n) return Bad(in.name(), absl::StrCat("raw BYTES element ", i, " runs past the end"));
-    t.data<std::string>()[i].assign(raw.data() + at, n);
-    at += n;
-  }
-  if (at != raw.size()) return Bad(in.name(), "raw BYTES hold more elements than its shape");
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 StatusOr<std::vector<NamedTensor>> InferInputsFromProto(const inference::ModelInferRequest& request) {
-  if (request.inputs_size() > kMaxInputs) {
-    return errors::InvalidArgument(absl::StrCat("more than ", kMaxInputs, " inputs"));
+  if (request.inputs_size() > kMaxV2Inputs) {
+    return errors::InvalidArgument(absl::StrCat("more than ", kMaxV2Inputs, " inputs"));
   }
   const bool raw = request.raw_input_contents_size() > 0;
   if (raw && request.raw_input_contents_size() != request.inputs_size()) {
@@ -159,13 +112,11 @@ StatusOr<std::vector<NamedTensor>> InferInputsFromProto(const inference::ModelIn
   for (int i = 0; i < request.inputs_size(); ++i) {
     const InputTensor& in = request.inputs(i);
     if (!seen.insert(in.name()).second) return Bad(in.name(), "given twice");
-    ASSIGN_OR_RETURN(DType dtype, models::DTypeFromV2(in.datatype(), absl::StrCat("input '", in.name(), "'")));
-    ASSIGN_OR_RETURN(Shape shape, InputShape(in, dtype));
     if (raw && in.has_contents() && TypedCount(in.contents()) > 0) {
       return Bad(in.name(), "has both contents and raw_input_contents (give one)");
     }
-    ASSIGN_OR_RETURN(Tensor t, Tensor::Allocate(dtype, shape));
-    RETURN_IF_ERROR(raw ? FromRaw(in, request.raw_input_contents(i), t) : FromTyped(in, t));
+    ASSIGN_OR_RETURN(Tensor t, AllocateV2Input(in.name(), in.datatype(), in.shape()));
+    RETURN_IF_ERROR(raw ? FillFromRaw(in.name(), request.raw_input_contents(i), t) : FromTyped(in, t));
     out.push_back({in.name(), std::move(t)});
   }
   return out;
@@ -181,17 +132,7 @@ Status AddInferOutput(const std::string& name, const Tensor& tensor, inference::
   out->set_name(name);
   out->set_datatype(std::string(datatype));
   for (int64_t d : tensor.shape().dims()) out->add_shape(d);
-  std::string* raw = response->add_raw_output_contents();
-  if (tensor.dtype() != DType::kString) {
-    raw->assign(static_cast<const char*>(tensor.raw_data()), tensor.bytes());
-    return absl::OkStatus();
-  }
-  for (int64_t i = 0; i < tensor.num_elements(); ++i) {
-    const std::string& s = tensor.data<std::string>()[i];
-    const uint32_t n = static_cast<uint32_t>(s.size());
-    raw->append(reinterpret_cast<const char*>(&n), 4);
-    raw->append(s);
-  }
+  *response->add_raw_output_contents() = RawBytes(tensor);
   return absl::OkStatus();
 }
 
