@@ -36,6 +36,8 @@ struct ServerOptions {
   std::string model_repository;
   std::string model_control_mode = "none";
   int64_t repository_poll_seconds = 15;
+  // KServe v2 HTTP/REST endpoints (service/http_service.h): HOST:PORT, "" for none.
+  std::string http_listen;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

@@ -158,6 +158,15 @@ Status GraphdServer::Start() {
     return errors::Unavailable(absl::StrCat("cannot listen on ", options_.listen,
                                             " (address in use or invalid?)"));
   }
+  if (!options_.http_listen.empty()) {
+    http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us},
+                                                   [this] { return !gate_.closed(); }, options_.max_message_bytes);
+    if (Status s = http_->Start(options_.http_listen); !s.ok()) {
+      grpc_server_->Shutdown();
+      grpc_server_.reset();
+      return s;
+    }
+  }
   grpc_server_->GetHealthCheckService()->SetServingStatus("", true);
   grpc_server_->GetHealthCheckService()->SetServingStatus(kReadiness, true);
   reaper_ = std::thread([this] { ReapLoop(); });
@@ -180,6 +189,7 @@ void GraphdServer::Drain() {
   gate_.Close();
   bool idle = gate_.WaitIdle(absl::Now() + absl::Seconds(options_.drain_seconds));
   if (!idle) GRAPHD_LOG_WARN("drain time over; cancelling {} calls", gate_.inside());
+  if (http_) http_->Stop();
   grpc_server_->Shutdown(std::chrono::system_clock::now());
   grpc_server_->Wait();
   grpc_server_.reset();

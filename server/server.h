@@ -23,6 +23,7 @@
 #include "server/service/call_gate.h"
 #include "server/models/model_manager.h"
 #include "server/service/diagnostics_service.h"
+#include "server/service/http_service.h"
 #include "server/service/inference_service.h"
 #include "server/service/session_service.h"
 #include "server/session_manager.h"
@@ -42,6 +43,8 @@ class GraphdServer {
   void Drain();
   // The bound port (useful with --listen host:0).
   int port() const { return port_; }
+  // The HTTP/REST port (0 without --http-listen).
+  int http_port() const { return http_ ? http_->port() : 0; }
 
  private:
   void ReapLoop();
@@ -67,6 +70,7 @@ class GraphdServer {
   SessionServiceImpl session_service_;
   DiagnosticsServiceImpl diagnostics_service_;
   InferenceServiceImpl inference_service_;
+  std::unique_ptr<HttpInferenceService> http_;  // with --http-listen
   std::unique_ptr<grpc::Server> grpc_server_;
   int port_ = 0;
   absl::Notification stop_reaper_;
