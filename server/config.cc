@@ -63,6 +63,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_model_repository() && unset("--model-repository")) o.model_repository = c.model_repository();
   if (c.has_model_control_mode() && unset("--model-control-mode")) o.model_control_mode = c.model_control_mode();
   if (c.has_http_listen() && unset("--http-listen")) o.http_listen = c.http_listen();
+  if (c.has_metrics_listen() && unset("--metrics-listen")) o.metrics_listen = c.metrics_listen();
   if (c.has_repository_poll_seconds() && unset("--repository-poll-seconds")) {
     o.repository_poll_seconds = c.repository_poll_seconds();
   }
@@ -117,10 +118,11 @@ Status Validate(const ServerOptions& o) {
   if (o.model_control_mode != "none" && o.model_repository.empty()) {
     return errors::InvalidArgument("--model-control-mode poll or explicit needs --model-repository");
   }
-  if (!o.http_listen.empty()) {
-    const auto c = o.http_listen.rfind(':');
-    if (c == std::string::npos || c + 1 == o.http_listen.size()) {
-      return errors::InvalidArgument(absl::StrCat("--http-listen '", o.http_listen, "' must be HOST:PORT"));
+  for (const auto& [flag, value] : {std::pair<const char*, const std::string&>{"--http-listen", o.http_listen},
+                                    {"--metrics-listen", o.metrics_listen}}) {
+    const auto c = value.rfind(':');
+    if (!value.empty() && (c == std::string::npos || c + 1 == value.size())) {
+      return errors::InvalidArgument(absl::StrCat(flag, " '", value, "' must be HOST:PORT"));
     }
   }
   if (o.repository_poll_seconds < 1 || o.repository_poll_seconds > 86400) {
@@ -186,6 +188,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--http-listen", o.http_listen,
                  "Also serve KServe v2 HTTP/REST (/v2/...) on HOST:PORT (default: not)")
       ->envname("GRAPHD_HTTP_LISTEN");
+  app.add_option("--metrics-listen", o.metrics_listen,
+                 "Serve Prometheus metrics at http://HOST:PORT/metrics (default: not)")
+      ->envname("GRAPHD_METRICS_LISTEN");
   app.add_option("--repository-poll-seconds", o.repository_poll_seconds,
                  "Seconds between looks at the repository in poll mode")
       ->envname("GRAPHD_REPOSITORY_POLL_SECONDS")->capture_default_str();

@@ -38,6 +38,8 @@ struct ServerOptions {
   int64_t repository_poll_seconds = 15;
   // KServe v2 HTTP/REST endpoints (service/http_service.h): HOST:PORT, "" for none.
   std::string http_listen;
+  // Prometheus /metrics (service/metrics_service.h): HOST:PORT, "" for none.
+  std::string metrics_listen;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

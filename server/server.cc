@@ -2,6 +2,9 @@
 
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
+#include <unistd.h>
+
+#include <fstream>
 
 #include "core/graph/ir_text.h"
 #include "core/logging.h"
@@ -16,6 +19,14 @@
 namespace graphd::server {
 namespace {
 constexpr char kReadiness[] = "readiness";
+
+// The process's resident set, from /proc/self/statm (0 where there is none).
+int64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  int64_t pages_total = 0, pages_resident = 0;
+  if (!(statm >> pages_total >> pages_resident)) return 0;
+  return pages_resident * sysconf(_SC_PAGESIZE);
+}
 
 int WorkerThreads(const ServerOptions& o) {
   if (o.cpu_threads > 0) return o.cpu_threads;
@@ -60,14 +71,48 @@ GraphdServer::GraphdServer(ServerOptions options)
                     .max_bytes = options_.function_cache_mb << 20}),
       models_(models::ModelManagerOptions{.repository = options_.model_repository,
                                           .mode = *models::ControlModeFromName(options_.model_control_mode),
-                                          .pool = pool_.get()},
+                                          .pool = pool_.get(),
+                                          .metrics = &serving_metrics_},
               [this](const std::string& model, int64_t version) {
                 return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
               }),
       session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
       diagnostics_service_(sessions_),
       inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us},
-                         [this] { return !gate_.closed(); }) {}
+                         [this] { return !gate_.closed(); }) {
+  AddCollectors();
+}
+
+void GraphdServer::AddCollectors() {
+  auto& compile_seconds = metrics_.AddHistogram("graphd_compile_duration_seconds",
+                                                "Time to compile a concrete function (trace or import, passes, plan)",
+                                                {}, metrics::LatencyBuckets())
+                              .With({});
+  sessions_.SetCompileObserver([&compile_seconds](int64_t us) { compile_seconds.Observe(static_cast<double>(us) * 1e-6); });
+  metrics_.AddCollector([this](std::string& out) {
+    metrics::AppendGauge(out, "graphd_sessions", "Open client sessions", sessions_.size());
+    const compiler::FunctionCacheStats cache = sessions_.function_cache_stats();
+    metrics::AppendCounter(out, "graphd_compilations_total", "Concrete functions compiled (and ONNX models parsed)",
+                           static_cast<double>(cache.compiles));
+    metrics::AppendCounter(out, "graphd_function_cache_hits_total", "Function cache lookups that found an entry",
+                           static_cast<double>(cache.hits));
+    metrics::AppendCounter(out, "graphd_function_cache_misses_total", "Function cache lookups that found none",
+                           static_cast<double>(cache.misses));
+    metrics::AppendCounter(out, "graphd_function_cache_evictions_total", "Entries the function cache's bounds dropped",
+                           static_cast<double>(cache.evictions));
+    metrics::AppendGauge(out, "graphd_function_cache_entries", "Entries in the function cache",
+                         static_cast<double>(cache.entries));
+    metrics::AppendGauge(out, "graphd_function_cache_bytes", "Bytes of constants the function cache holds",
+                         static_cast<double>(cache.bytes));
+    metrics::AppendGauge(out, "graphd_process_resident_memory_bytes", "Resident memory of the server process",
+                         static_cast<double>(ResidentBytes()));
+    const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();
+    metrics::AppendGauge(out, "graphd_gpu_memory_in_use_bytes", "GPU memory held by tensors",
+                         static_cast<double>(gpu.bytes_in_use));
+    metrics::AppendGauge(out, "graphd_gpu_memory_cached_bytes", "GPU memory the caching allocator keeps for reuse",
+                         static_cast<double>(gpu.bytes_cached));
+  });
+}
 
 GpuSetup GraphdServer::SetUpGpu() {
   if (options_.gpu == "off") return GpuSetup{.probe = {.reason = "disabled by --gpu=off"}};
@@ -158,6 +203,14 @@ Status GraphdServer::Start() {
     return errors::Unavailable(absl::StrCat("cannot listen on ", options_.listen,
                                             " (address in use or invalid?)"));
   }
+  if (!options_.metrics_listen.empty()) {
+    metrics_http_ = std::make_unique<MetricsService>(metrics_);
+    if (Status s = metrics_http_->Start(options_.metrics_listen); !s.ok()) {
+      grpc_server_->Shutdown();
+      grpc_server_.reset();
+      return s;
+    }
+  }
   if (!options_.http_listen.empty()) {
     http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us},
                                                    [this] { return !gate_.closed(); }, options_.max_message_bytes);
@@ -190,6 +243,7 @@ void GraphdServer::Drain() {
   bool idle = gate_.WaitIdle(absl::Now() + absl::Seconds(options_.drain_seconds));
   if (!idle) GRAPHD_LOG_WARN("drain time over; cancelling {} calls", gate_.inside());
   if (http_) http_->Stop();
+  if (metrics_http_) metrics_http_->Stop();
   grpc_server_->Shutdown(std::chrono::system_clock::now());
   grpc_server_->Wait();
   grpc_server_.reset();

@@ -21,10 +21,13 @@
 #include "server/config.h"
 #include "server/constant_evaluator.h"
 #include "server/service/call_gate.h"
+#include "server/metrics/registry.h"
 #include "server/models/model_manager.h"
+#include "server/serving/serving_metrics.h"
 #include "server/service/diagnostics_service.h"
 #include "server/service/http_service.h"
 #include "server/service/inference_service.h"
+#include "server/service/metrics_service.h"
 #include "server/service/session_service.h"
 #include "server/session_manager.h"
 
@@ -45,9 +48,12 @@ class GraphdServer {
   int port() const { return port_; }
   // The HTTP/REST port (0 without --http-listen).
   int http_port() const { return http_ ? http_->port() : 0; }
+  int metrics_port() const { return metrics_http_ ? metrics_http_->port() : 0; }
 
  private:
   void ReapLoop();
+  // The metrics computed at scrape time (sessions, function cache, memory).
+  void AddCollectors();
   void PollLoop();
   // Probes the GPUs, creates gpu_device_ and gpu_passes_ when one is usable.
   GpuSetup SetUpGpu();
@@ -66,11 +72,14 @@ class GraphdServer {
   std::unique_ptr<const compiler::passes::Pipeline> gpu_passes_;
   SessionManager sessions_;
   CallGate gate_;
+  metrics::Registry metrics_;
+  serving::ServingMetrics serving_metrics_{metrics_};
   models::ModelManager models_;
   SessionServiceImpl session_service_;
   DiagnosticsServiceImpl diagnostics_service_;
   InferenceServiceImpl inference_service_;
   std::unique_ptr<HttpInferenceService> http_;  // with --http-listen
+  std::unique_ptr<MetricsService> metrics_http_;  // with --metrics-listen
   std::unique_ptr<grpc::Server> grpc_server_;
   int port_ = 0;
   absl::Notification stop_reaper_;

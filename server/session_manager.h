@@ -67,6 +67,8 @@ class SessionManager {
   int size() const;
   // The server's function cache (shared by every session).
   compiler::FunctionCacheStats function_cache_stats() const { return cache_.stats(); }
+  // See FunctionCache::SetCompileObserver; before serving.
+  void SetCompileObserver(std::function<void(int64_t us)> observer) { cache_.SetCompileObserver(std::move(observer)); }
   const executor::gpu::GpuProbe& gpus() const { return gpu_.probe; }
   // The GPU device's memory (zeros without one).
   executor::gpu::GpuMemoryStats gpu_memory() const {

@@ -1,5 +1,7 @@
 #include "compiler/cache/function_cache.h"
 
+#include <chrono>
+
 namespace graphd::compiler {
 namespace {
 
@@ -106,7 +108,12 @@ StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& cont
       if (!flight->result.ok() && IsCallerSpecific(flight->result.status())) continue;
       return flight->result;
     }
+    const auto started = std::chrono::steady_clock::now();
     StatusOr<Ref> result = produce();
+    if (observer_) {
+      observer_(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started)
+                    .count());
+    }
     {
       absl::MutexLock lock(&mu_);
       flights_.erase(KeyView{content, signature});

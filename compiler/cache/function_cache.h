@@ -19,6 +19,7 @@
 #define GRAPHD_COMPILER_CACHE_FUNCTION_CACHE_H_
 
 #include <cstdint>
+#include <functional>
 #include <list>
 #include <memory>
 #include <string>
@@ -83,6 +84,10 @@ class FunctionCache {
   void AddOwner(uint64_t owner);
   void EraseOwner(uint64_t owner);
 
+  // Told the duration of every compile run (successful or not), in microseconds, on
+  // the compiling thread. Set before the cache is used.
+  void SetCompileObserver(std::function<void(int64_t us)> observer) { observer_ = std::move(observer); }
+
   FunctionCacheStats stats() const;
   const FunctionCacheOptions& options() const { return options_; }
 
@@ -127,6 +132,7 @@ class FunctionCache {
   void EraseSlot(std::list<Slot>::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const FunctionCacheOptions options_;
+  std::function<void(int64_t)> observer_;
   mutable absl::Mutex mu_;
   std::list<Slot> lru_ ABSL_GUARDED_BY(mu_);  // most recently used first
   absl::flat_hash_map<Key, std::list<Slot>::iterator, KeyHash, KeyEq> index_ ABSL_GUARDED_BY(mu_);

@@ -112,7 +112,7 @@ Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
   for (const auto& [v, file] : read->versions) {
     if (versions.contains(v)) continue;
     CancellationToken token;
-    auto served = ServedModel::Load(*read, v, sessions_(name, v), token, options_.pool);
+    auto served = ServedModel::Load(*read, v, sessions_(name, v), token, options_.pool, options_.metrics);
     if (!served.ok()) return record_error(served.status());
     GRAPHD_LOG_INFO("model {} version {} loaded ({}, {} bytes)", name, v, std::string((*served)->platform()),
                     (*served)->file_bytes());

@@ -39,6 +39,8 @@ struct ModelManagerOptions {
   ControlMode mode = ControlMode::kNone;
   // Where batched models run their batches (null: no dynamic batching).
   executor::ThreadPool* pool = nullptr;
+  // Where models and requests record their metrics (null: none).
+  const serving::ServingMetrics* metrics = nullptr;
 };
 
 // A model version's state, as RepositoryIndex shows it.
@@ -76,6 +78,7 @@ class ModelManager {
   // Every model of the repository and every loaded version, by name then version.
   std::vector<ModelIndexEntry> Index() const;
   bool enabled() const { return !options_.repository.empty(); }
+  const serving::ServingMetrics* metrics() const { return options_.metrics; }
   ControlMode mode() const { return options_.mode; }
 
  private:

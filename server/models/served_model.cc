@@ -142,7 +142,8 @@ StatusOr<Tensor> WarmupTensor(DType dtype, const std::vector<int64_t>& dims, boo
 StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& model, int64_t version,
                                                          std::shared_ptr<Session> session,
                                                          const CancellationToken& token,
-                                                         executor::ThreadPool* pool) {
+                                                         executor::ThreadPool* pool,
+                                                         const serving::ServingMetrics* metrics) {
   auto it = model.versions.find(version);
   if (it == model.versions.end()) return errors::NotFound(absl::StrCat("model '", model.name, "' has no version ", version));
   const VersionFile& file = it->second;
@@ -203,6 +204,12 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
                                            /*all=*/false, "output", model.config_path, file.path,
                                            &served->output_index_));
   RETURN_IF_ERROR(served->Warmup(model.config, token));
+  if (metrics != nullptr) {
+    const std::string version_label = absl::StrCat(version);
+    served->compute_ = &metrics->compute.With({model.name, version_label});
+    served->queue_ = &metrics->queue.With({model.name, version_label});
+    served->batch_size_ = &metrics->batch_size.With({model.name});
+  }
   if (pool != nullptr && model.config.has_dynamic_batching()) {
     const v1::ModelDynamicBatching& b = model.config.dynamic_batching();
     serving::BatcherOptions options{
@@ -213,7 +220,10 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
     served->batcher_ = std::make_unique<serving::Batcher>(
         std::move(options),
         [self](std::vector<Tensor> inputs, const CancellationToken& t) { return self->Execute(std::move(inputs), t); },
-        [self](int64_t rows, int64_t ns) { self->stats_.Executed(rows, static_cast<uint64_t>(ns)); }, *pool);
+        [self](int64_t rows, int64_t ns) { self->Executed(rows, ns); }, *pool,
+        [self](int64_t ns) {
+          if (self->queue_ != nullptr) self->queue_->Observe(static_cast<double>(ns) * 1e-9);
+        });
   }
   return served;
 }
@@ -296,10 +306,15 @@ StatusOr<std::vector<Tensor>> ServedModel::Run(std::vector<Tensor> inputs, const
   auto start = std::chrono::steady_clock::now();
   auto outputs = Execute(std::move(inputs), token);
   if (outputs.ok()) {
-    stats_.Executed(rows, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start)
-                              .count());
+    Executed(rows, std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - start).count());
   }
   return outputs;
+}
+
+void ServedModel::Executed(int64_t rows, int64_t ns) const {
+  stats_.Executed(rows, static_cast<uint64_t>(ns));
+  if (compute_ != nullptr) compute_->Observe(static_cast<double>(ns) * 1e-9);
+  if (batch_size_ != nullptr) batch_size_->Observe(static_cast<double>(rows));
 }
 
 void ServedModel::Submit(std::vector<Tensor> inputs, const CancellationToken* token,

@@ -17,6 +17,7 @@
 #include "server/models/model_stats.h"
 #include "server/models/repository.h"
 #include "server/serving/batcher.h"
+#include "server/serving/serving_metrics.h"
 #include "server/session.h"
 
 namespace graphd::server::models {
@@ -40,7 +41,8 @@ class ServedModel {
   static StatusOr<std::unique_ptr<ServedModel>> Load(const RepositoryModel& model, int64_t version,
                                                      std::shared_ptr<Session> session,
                                                      const CancellationToken& token,
-                                                     executor::ThreadPool* pool = nullptr);
+                                                     executor::ThreadPool* pool = nullptr,
+                                                     const serving::ServingMetrics* metrics = nullptr);
 
   const std::string& name() const { return name_; }
   int64_t version() const { return version_; }
@@ -69,6 +71,8 @@ class ServedModel {
   ServedModel() = default;
   Status CheckInput(const TensorInfo& info, const Tensor& t) const;
   Status CheckInputs(const std::vector<Tensor>& inputs) const;
+  // Records one execution (statistics, metrics).
+  void Executed(int64_t rows, int64_t ns) const;
   // The model, unchecked.
   StatusOr<std::vector<Tensor>> Execute(std::vector<Tensor> inputs, const CancellationToken& token) const;
   Status Warmup(const v1::ModelConfig& config, const CancellationToken& token) const;
@@ -100,6 +104,10 @@ class ServedModel {
   bool returns_sequence_ = false;
   std::shared_ptr<Session> session_;
   mutable ModelStats stats_;
+  // This version's series (null without metrics).
+  metrics::Histogram* compute_ = nullptr;
+  metrics::Histogram* queue_ = nullptr;
+  metrics::Histogram* batch_size_ = nullptr;
   std::unique_ptr<serving::Batcher> batcher_;  // last: it stops before the rest goes
 };
 

@@ -61,8 +61,12 @@ StatusOr<Tensor> SliceRows(const Tensor& t, int64_t begin, int64_t rows) {
   return out;
 }
 
-Batcher::Batcher(BatcherOptions options, RunFn run, BatchFn on_batch, executor::ThreadPool& pool)
-    : options_(std::move(options)), run_(std::move(run)), on_batch_(std::move(on_batch)), pool_(pool) {
+Batcher::Batcher(BatcherOptions options, RunFn run, BatchFn on_batch, executor::ThreadPool& pool, WaitFn on_wait)
+    : options_(std::move(options)),
+      run_(std::move(run)),
+      on_batch_(std::move(on_batch)),
+      on_wait_(std::move(on_wait)),
+      pool_(pool) {
   thread_ = std::thread([this] { Loop(); });
 }
 
@@ -172,6 +176,10 @@ void Batcher::RunBatch(std::vector<Request>& batch) {
     }
   }
   if (live.empty()) return;
+  if (on_wait_) {
+    const auto now = Clock::now();
+    for (const Request* r : live) on_wait_(std::chrono::duration_cast<std::chrono::nanoseconds>(now - r->arrived).count());
+  }
   int64_t rows = 0;
   for (const Request* r : live) rows += r->rows;
   auto fail_all = [&live](const Status& s) {

@@ -41,11 +41,13 @@ class Batcher {
   using RunFn = std::function<StatusOr<std::vector<Tensor>>(std::vector<Tensor> inputs, const CancellationToken& token)>;
   // Told after each execution: its batch size and how long it ran.
   using BatchFn = std::function<void(int64_t batch_size, int64_t ns)>;
+  // Told for each request when its batch starts: how long it waited.
+  using WaitFn = std::function<void(int64_t ns)>;
   // Gets a request's outputs (its rows of the batch's), or its error.
   using DoneFn = std::function<void(StatusOr<std::vector<Tensor>> outputs)>;
 
   // `pool` must outlive the batcher.
-  Batcher(BatcherOptions options, RunFn run, BatchFn on_batch, executor::ThreadPool& pool);
+  Batcher(BatcherOptions options, RunFn run, BatchFn on_batch, executor::ThreadPool& pool, WaitFn on_wait = {});
   ~Batcher();
   Batcher(const Batcher&) = delete;
   Batcher& operator=(const Batcher&) = delete;
@@ -74,6 +76,7 @@ class Batcher {
   const BatcherOptions options_;
   const RunFn run_;
   const BatchFn on_batch_;
+  const WaitFn on_wait_;
   executor::ThreadPool& pool_;
   absl::Mutex mu_;
   std::deque<Request> queue_ ABSL_GUARDED_BY(mu_);

@@ -76,13 +76,31 @@ void Record(const models::ServedModel& model, const Status& status, Clock::time_
   stats.last_inference_ms.store(NowMs(), std::memory_order_relaxed);
 }
 
+std::string CodeName(const Status& s) { return absl::StatusCodeToString(s.code()); }
+
 }  // namespace
 
 void Infer(const models::ModelManager& models, InferRequest request, const CancellationToken* token, InferDone done) {
+  const ServingMetrics* metrics = models.metrics();
   auto found = models.Find(request.model, request.version);
-  if (!found.ok()) return done(found.status());
+  if (!found.ok()) {
+    // Labelled "": a client's made-up model names must not grow the metrics without bound.
+    if (metrics) metrics->requests.With({"", "", CodeName(found.status())}).Add();
+    return done(found.status());
+  }
   std::shared_ptr<const models::ServedModel> model = *std::move(found);
   const auto start = Clock::now();
+  if (metrics != nullptr) {
+    metrics->inflight.With({model->name()}).Add(1);
+    done = [metrics, model, start, done = std::move(done)](StatusOr<InferResponse> r) {
+      const std::string version = absl::StrCat(model->version());
+      metrics->inflight.With({model->name()}).Add(-1);
+      metrics->requests.With({model->name(), version, CodeName(r.status())}).Add();
+      metrics->duration.With({model->name(), version})
+          .Observe(std::chrono::duration<double>(Clock::now() - start).count());
+      done(std::move(r));
+    };
+  }
   auto wanted = WantedOutputs(*model, request.outputs);
   auto inputs = wanted.ok() ? OrderInputs(*model, std::move(request.inputs)) : wanted.status();
   if (!inputs.ok()) {
