@@ -2,6 +2,8 @@
 //   graphctl health  [--target HOST:PORT] [--service NAME]   exit 0 when SERVING
 //   graphctl devices [--target HOST:PORT]
 //   graphctl graph   --session S --function F [--module N] [--format dot|svg] [--index I] [-o FILE]
+//   graphctl models  [--target HOST:PORT]            the model repository: name, version, state
+//   graphctl load NAME / graphctl unload NAME         (--model-control-mode=explicit)
 #include <cstdio>
 #include <string>
 
@@ -41,7 +43,13 @@ int main(int argc, char** argv) {
   graph->add_option("--index", graph_cmd.index, "Which concrete function (signature), 0-based")
       ->capture_default_str();
   graph->add_option("-o,--output", graph_cmd.output, "Write to FILE instead of stdout");
-  for (auto* sub : {health, devices, graph}) {
+  auto* models = app.add_subcommand("models", "List the served models: name, version, state (and why not READY)");
+  std::string model_name;
+  auto* load = app.add_subcommand("load", "Load (or reload) a model of the repository (explicit control mode)");
+  load->add_option("name", model_name, "Model name")->required();
+  auto* unload = app.add_subcommand("unload", "Unload a model (explicit control mode)");
+  unload->add_option("name", model_name, "Model name")->required();
+  for (auto* sub : {health, devices, graph, models, load, unload}) {
     sub->add_option("--target", target, "Server address")->envname("GRAPHD_TARGET");
   }
   CLI11_PARSE(app, argc, argv);
@@ -56,6 +64,22 @@ int main(int argc, char** argv) {
   if (graph->parsed()) {
     auto status = graphd::client::RunGraphCommand(client, graph_cmd);
     return status.ok() ? 0 : Fail(status, target);
+  }
+  if (load->parsed() || unload->parsed()) {
+    absl::Status status = load->parsed() ? client.LoadModel(model_name) : client.UnloadModel(model_name);
+    if (!status.ok()) return Fail(status, target);
+    std::printf("%s %s\n", model_name.c_str(), load->parsed() ? "loaded" : "unloaded");
+    return 0;
+  }
+  if (models->parsed()) {
+    auto index = client.RepositoryIndex();
+    if (!index.ok()) return Fail(index.status(), target);
+    std::printf("%-32s %-8s %-12s %s\n", "NAME", "VERSION", "STATE", "REASON");
+    for (const auto& m : index->models()) {
+      std::printf("%-32s %-8s %-12s %s\n", m.name().c_str(), m.version().empty() ? "-" : m.version().c_str(),
+                  m.state().c_str(), m.reason().c_str());
+    }
+    return 0;
   }
   auto list = client.ListDevices();
   if (!list.ok()) return Fail(list.status(), target);

@@ -33,6 +33,7 @@ Client::Client(std::string target, ClientOptions options)
   sessions_ = v1::SessionService::NewStub(channel_);
   diagnostics_ = v1::DiagnosticsService::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);
+  inference_ = inference::GRPCInferenceService::NewStub(channel_);
 }
 
 void Client::Prepare(grpc::ClientContext& ctx) const {
@@ -121,6 +122,39 @@ absl::StatusOr<std::string> Client::Echo(const std::string& payload) {
   auto resp = Invoke<v1::EchoResponse>([&](auto* r) { return diagnostics_->Echo(&ctx, req, r); });
   if (!resp.ok()) return resp.status();
   return resp->payload();
+}
+
+absl::StatusOr<inference::RepositoryIndexResponse> Client::RepositoryIndex() {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  inference::RepositoryIndexRequest req;
+  return Invoke<inference::RepositoryIndexResponse>([&](auto* r) { return inference_->RepositoryIndex(&ctx, req, r); });
+}
+
+absl::Status Client::LoadModel(const std::string& name) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  inference::RepositoryModelLoadRequest req;
+  req.set_model_name(name);
+  return Invoke<inference::RepositoryModelLoadResponse>(
+             [&](auto* r) { return inference_->RepositoryModelLoad(&ctx, req, r); })
+      .status();
+}
+
+absl::Status Client::UnloadModel(const std::string& name) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  inference::RepositoryModelUnloadRequest req;
+  req.set_model_name(name);
+  return Invoke<inference::RepositoryModelUnloadResponse>(
+             [&](auto* r) { return inference_->RepositoryModelUnload(&ctx, req, r); })
+      .status();
+}
+
+absl::StatusOr<inference::ModelInferResponse> Client::ModelInfer(const inference::ModelInferRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Invoke<inference::ModelInferResponse>([&](auto* r) { return inference_->ModelInfer(&ctx, request, r); });
 }
 
 }  // namespace graphd::client

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "graphd/kserve/grpc_service.grpc.pb.h"
 #include "graphd/v1/diagnostics.grpc.pb.h"
 #include "graphd/v1/health.grpc.pb.h"
 #include "graphd/v1/session.grpc.pb.h"
@@ -42,6 +43,11 @@ class Client {
   absl::StatusOr<v1::LoadModuleResponse> LoadModule(const v1::LoadModuleRequest& request);
   absl::StatusOr<v1::CallResponse> Call(const v1::CallRequest& request);
   absl::StatusOr<v1::DescribeFunctionResponse> DescribeFunction(const v1::DescribeFunctionRequest& request);
+  // KServe v2 (served models).
+  absl::StatusOr<inference::RepositoryIndexResponse> RepositoryIndex();
+  absl::Status LoadModel(const std::string& name);
+  absl::Status UnloadModel(const std::string& name);
+  absl::StatusOr<inference::ModelInferResponse> ModelInfer(const inference::ModelInferRequest& request);
 
   const std::string& target() const { return target_; }
 
@@ -54,6 +60,7 @@ class Client {
   std::unique_ptr<v1::SessionService::Stub> sessions_;
   std::unique_ptr<v1::DiagnosticsService::Stub> diagnostics_;
   std::unique_ptr<grpc::health::v1::Health::Stub> health_;
+  std::unique_ptr<inference::GRPCInferenceService::Stub> inference_;
 };
 
 // Strips an optional "grpc://" prefix.

@@ -373,3 +373,34 @@ def test_dynamic_batching_joins_concurrent_requests(stub, models):
     assert max(sizes) > 1, sizes
     assert stats.inference_count >= sum(x.shape[0] for x in xs)
     assert stats.execution_count < stats.inference_count  # fewer executions than rows
+
+
+def test_graphd_client_and_graphctl_reach_served_models(served, models):
+    """graphd's own client calls served models like loaded graphs; graphctl lists them."""
+    import subprocess
+
+    import graphd
+    from conftest import graphd_binary
+    graphctl = os.path.join(os.path.dirname(graphd_binary()), "graphctl")
+    x = np.random.default_rng(6).standard_normal((2, 8)).astype(np.float32)
+    with graphd.connect(served.target) as client:
+        mlp = client.model("mlp")
+        assert mlp.input_names == ["x"] and mlp.inputs[0].shape == [-1, 8] and mlp.versions == ["1"]
+        want = models["mlp"][1](torch.from_numpy(x)).detach().numpy()
+        np.testing.assert_allclose(mlp(x), want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(client.model("mlp", version=1)(x=x), want, rtol=1e-5, atol=1e-6)
+        source = client.model("source")
+        scaled, total = source(np.ones((1, 3), np.float32), ids=np.array([1], np.int64), outputs=["scaled", "total"])
+        np.testing.assert_array_equal(total, [3.0])
+        with pytest.raises(graphd.errors.NotFoundError):
+            client.model("nope")
+        with pytest.raises(graphd.errors.InvalidArgumentError):
+            mlp(np.ones((2, 3), np.float32))
+        assert ("mlp", "1", "READY", "") in [tuple(m) for m in client.models()]
+    out = subprocess.run([graphctl, "--target", served.target, "models"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 0, out.stderr
+    assert any(line.split()[:3] == ["mlp", "1", "READY"] for line in out.stdout.splitlines()), out.stdout
+    out = subprocess.run([graphctl, "--target", served.target, "load", "mlp"],
+                         capture_output=True, text=True, timeout=30)
+    assert out.returncode == 1 and "explicit" in out.stderr

@@ -113,6 +113,20 @@ class Client:
         from graphd import shipping
         return shipping.function(self, py_fn, input_signature)
 
+    def model(self, name, version=None, timeout=None):
+        """A model the server serves from its repository (graphd --model-repository):
+        a callable :class:`graphd.models.ServedModel` (like :meth:`load_onnx`'s, but
+        shared by every client and batched by the server). Raises NotFoundError for a
+        model or version that is not loaded."""
+        from graphd import models
+        return models.ServedModel(self, name, version, timeout)
+
+    def models(self, timeout=None):
+        """The server's model repository: a list of :class:`graphd.models.ModelIndex`
+        (name, version, state, reason)."""
+        from graphd import models
+        return models.list_models(self, timeout)
+
     def load_onnx(self, path_or_bytes, name=None, timeout=None, reduce_retracing=False):
         """Loads an ONNX model (a path, read here, or the model's bytes) into the
         session; returns a callable :class:`graphd.graphs.GraphFunction`. Each input
