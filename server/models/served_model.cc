@@ -150,6 +150,7 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
   std::unique_ptr<ServedModel> served(new ServedModel());
   served->name_ = model.name;
   served->version_ = version;
+  served->version_label_ = absl::StrCat(version);
   served->kind_ = file.kind;
   served->max_batch_size_ = model.config.max_batch_size();
   served->graph_name_ = kGraphName;
@@ -209,6 +210,9 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
     served->compute_ = &metrics->compute.With({model.name, version_label});
     served->queue_ = &metrics->queue.With({model.name, version_label});
     served->batch_size_ = &metrics->batch_size.With({model.name});
+    served->inflight_ = &metrics->inflight.With({model.name});
+    served->duration_ = &metrics->duration.With({model.name, version_label});
+    served->requests_ok_ = &metrics->requests.With({model.name, version_label, "OK"});
   }
   if (pool != nullptr && model.config.has_dynamic_batching()) {
     const v1::ModelDynamicBatching& b = model.config.dynamic_batching();

@@ -67,6 +67,13 @@ class ServedModel {
   // What its requests did (the service records them).
   ModelStats& stats() const { return stats_; }
 
+  // "1", "2": the version as labels and responses show it.
+  const std::string& version_label() const { return version_label_; }
+  // This version's request series (null without metrics): looked up once, not per request.
+  metrics::Gauge* inflight_series() const { return inflight_; }
+  metrics::Histogram* duration_series() const { return duration_; }
+  metrics::Counter* ok_series() const { return requests_ok_; }
+
  private:
   ServedModel() = default;
   Status CheckInput(const TensorInfo& info, const Tensor& t) const;
@@ -104,6 +111,10 @@ class ServedModel {
   bool returns_sequence_ = false;
   std::shared_ptr<Session> session_;
   mutable ModelStats stats_;
+  std::string version_label_;
+  metrics::Gauge* inflight_ = nullptr;
+  metrics::Histogram* duration_ = nullptr;
+  metrics::Counter* requests_ok_ = nullptr;
   // This version's series (null without metrics).
   metrics::Histogram* compute_ = nullptr;
   metrics::Histogram* queue_ = nullptr;

@@ -1,9 +1,12 @@
 #include "server/service/inference_service.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/models/datatypes.h"
 #include "server/service/infer_codec.h"
+#include "server/service/session_service.h"
 #include "server/service/status_codec.h"
 #include "server/version.h"
 
@@ -97,14 +100,33 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelMetadata(grpc::CallbackServ
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerContext* ctx,
                                                            const inference::ModelInferRequest* req,
                                                            inference::ModelInferResponse* resp) {
+  // A small request may run on the gRPC thread when its model ran quickly last time
+  // (pooled_call.h); a batched model's request is only queued there.
   return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(serving::InferRequest request, InferRequestFromProto(*req));
-    PooledCall* pending = &call;  // finished by `done`, maybe on a batch's thread: not touched after Infer
-    serving::Infer(models_, std::move(request), &call.token(), [pending, resp](StatusOr<serving::InferResponse> r) {
-      pending->FinishDeferred(r.ok() ? InferResponseToProto(*r, resp) : r.status());
-    });
-    return PooledCall::Deferred();
-  });
+    // `done` runs before Infer returns (the result is returned from here, so that a
+    // NotQuick() attempt goes on to the pool), or later from a batch (it finishes the
+    // call itself; `call` is not touched after Infer then).
+    // No mutex per request (absl's deadlock detector makes creating one costly): the
+    // first of `done` and the return below to flip `state` leaves the result to the other.
+    struct Handoff {
+      std::atomic<int> state{0};  // 0: neither yet; 1: done ran first; 2: returned first
+      Status result;
+    };
+    auto handoff = std::make_shared<Handoff>();
+    PooledCall* pending = &call;
+    serving::Infer(models_, std::move(request), &call.token(),
+                   [handoff, pending, resp](StatusOr<serving::InferResponse> r) {
+                     Status status = r.ok() ? InferResponseToProto(*r, resp) : r.status();
+                     handoff->result = status;
+                     int expected = 0;
+                     if (handoff->state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) return;
+                     pending->FinishDeferred(status);  // Infer returned already: finish the call here
+                   });
+    int expected = 0;
+    if (handoff->state.compare_exchange_strong(expected, 2, std::memory_order_acq_rel)) return PooledCall::Deferred();
+    return handoff->result;  // `done` ran before Infer returned
+  }, SmallRequest(*req));
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelStatistics(grpc::CallbackServerContext* ctx,

@@ -5,6 +5,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "server/quick_run.h"
 
 namespace graphd::server::serving {
 namespace {
@@ -90,14 +91,15 @@ void Infer(const models::ModelManager& models, InferRequest request, const Cance
   }
   std::shared_ptr<const models::ServedModel> model = *std::move(found);
   const auto start = Clock::now();
-  if (metrics != nullptr) {
-    metrics->inflight.With({model->name()}).Add(1);
+  if (metrics != nullptr && model->inflight_series() != nullptr) {
+    model->inflight_series()->Add(1);
     done = [metrics, model, start, done = std::move(done)](StatusOr<InferResponse> r) {
-      const std::string version = absl::StrCat(model->version());
-      metrics->inflight.With({model->name()}).Add(-1);
-      metrics->requests.With({model->name(), version, CodeName(r.status())}).Add();
-      metrics->duration.With({model->name(), version})
-          .Observe(std::chrono::duration<double>(Clock::now() - start).count());
+      model->inflight_series()->Add(-1);
+      if (IsNotQuick(r.status())) return done(std::move(r));  // not run: it is tried again on a worker
+      (r.ok() ? *model->ok_series()
+              : metrics->requests.With({model->name(), model->version_label(), CodeName(r.status())}))
+          .Add();
+      model->duration_series()->Observe(std::chrono::duration<double>(Clock::now() - start).count());
       done(std::move(r));
     };
   }
@@ -112,13 +114,13 @@ void Infer(const models::ModelManager& models, InferRequest request, const Cance
                             : 1;
   auto finish = [model, wanted = *std::move(wanted), start, rows, id = std::move(request.id),
                  done = std::move(done)](StatusOr<std::vector<Tensor>> outputs) {
-    Record(*model, outputs.status(), start, rows);
+    if (!IsNotQuick(outputs.status())) Record(*model, outputs.status(), start, rows);
     if (!outputs.ok()) return done(outputs.status());
-    InferResponse response{model->name(), absl::StrCat(model->version()), id, {}};
+    InferResponse response{model->name(), model->version_label(), id, {}};
     for (int i : wanted) response.outputs.push_back({model->outputs()[i].name, std::move((*outputs)[i])});
     done(std::move(response));
   };
-  if (model->batching()) return model->Submit(*std::move(inputs), token, std::move(finish));
+  if (model->batching()) return model->Submit(*std::move(inputs), token, std::move(finish));  // queued only: quick
   finish(model->Run(*std::move(inputs), *token));
 }
 

@@ -1,0 +1,212 @@
+// Serving throughput and latency through KServe v2 ModelInfer (issue 15): requests/s
+// and p50/p99 at concurrency 1, 8 and 32 for the MLP and ResNet-18 (batch-1 requests,
+// raw contents), with dynamic batching off and on, plus the gRPC echo p50 of the same
+// server for scale. Each concurrent client has a channel (and connection) of its own.
+//
+//   serving_bench --models build/bench/models [--budget-s 3] [--csv PATH]
+//
+// The repository is made in a temporary directory from <models>/{mlp,resnet18}.onnx
+// (exported by bench/run_models.py): NAME (max_batch_size 32, no batching) and
+// NAME_batched (the same with dynamic_batching, max_queue_delay 1 ms).
+#include <grpcpp/grpcpp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+#include <vector>
+
+#include "CLI/CLI.hpp"
+#include "bench/bench_util.h"
+#include "bench/server_process.h"
+#include "clients/cpp/graphd_client.h"
+#include "graphd/kserve/grpc_service.grpc.pb.h"
+
+namespace graphd::bench {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+struct Model {
+  std::string name;
+  std::string input;
+  std::vector<int64_t> dims;  // without the batch
+};
+
+struct Row {
+  std::string model;
+  bool batching;
+  int concurrency;
+  double rps, p50_ms, p99_ms;
+  int64_t requests;
+};
+
+void Write(const fs::path& path, const std::string& text) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path) << text;
+}
+
+// NAME and NAME_batched in `root`, both on <models>/NAME.onnx.
+void AddModel(const fs::path& root, const fs::path& models, const Model& m) {
+  std::string dims;
+  for (int64_t d : m.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
+  const std::string config = "max_batch_size: 32\ninput [ { name: \"" + m.input + "\" data_type: TYPE_FP32 dims: [ " +
+                             dims + " ] } ]\n";
+  for (const std::string& name : {m.name, m.name + "_batched"}) {
+    fs::create_directories(root / name / "1");
+    fs::copy_file(models / (m.name + ".onnx"), root / name / "1" / "model.onnx");
+    Write(root / name / "config.pbtxt",
+          config + (name == m.name ? "" : "dynamic_batching { max_queue_delay_microseconds: 1000 }\n"));
+  }
+}
+
+double Percentile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))];
+}
+
+inference::ModelInferRequest Request(const std::string& model, const Model& m) {
+  inference::ModelInferRequest req;
+  req.set_model_name(model);
+  auto* in = req.add_inputs();
+  in->set_name(m.input);
+  in->set_datatype("FP32");
+  in->add_shape(1);
+  int64_t n = 1;
+  for (int64_t d : m.dims) {
+    in->add_shape(d);
+    n *= d;
+  }
+  std::vector<float> data(n);
+  for (int64_t i = 0; i < n; ++i) data[i] = static_cast<float>((i * 7919) % 1000) / 1000.0f - 0.5f;
+  req.add_raw_input_contents(std::string(reinterpret_cast<const char*>(data.data()), n * sizeof(float)));
+  return req;
+}
+
+Row RunCase(const std::string& target, const Model& m, bool batching, int concurrency, double budget_s) {
+  const std::string model = batching ? m.name + "_batched" : m.name;
+  const inference::ModelInferRequest req = Request(model, m);
+  std::vector<std::vector<double>> latencies(concurrency);
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> threads;
+  std::atomic<int> ready{0};
+  Clock::time_point start, end;
+  std::atomic<bool> go{false};
+  for (int t = 0; t < concurrency; ++t) {
+    threads.emplace_back([&, t] {
+      grpc::ChannelArguments args;
+      args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
+      args.SetMaxReceiveMessageSize(64 << 20);
+      auto channel = grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args);
+      auto stub = inference::GRPCInferenceService::NewStub(channel);
+      auto call = [&]() {
+        grpc::ClientContext ctx;
+        ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(60));
+        inference::ModelInferResponse resp;
+        grpc::Status s = stub->ModelInfer(&ctx, req, &resp);
+        if (!s.ok()) {
+          std::fprintf(stderr, "serving_bench: ModelInfer %s: %s\n", model.c_str(), s.error_message().c_str());
+          failed = true;
+        }
+      };
+      for (int i = 0; i < 3; ++i) call();  // warm: connection, first runs
+      ready.fetch_add(1);
+      while (!go.load()) std::this_thread::yield();
+      while (Clock::now() < end && !failed) {
+        auto t0 = Clock::now();
+        call();
+        latencies[t].push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+      }
+    });
+  }
+  while (ready.load() < concurrency) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  start = Clock::now();
+  end = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(budget_s));
+  go = true;
+  for (auto& th : threads) th.join();
+  const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+  if (failed) std::exit(1);
+  std::vector<double> all;
+  for (const auto& l : latencies) all.insert(all.end(), l.begin(), l.end());
+  return Row{m.name, batching, concurrency, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.5),
+             Percentile(all, 0.99), static_cast<int64_t>(all.size())};
+}
+
+}  // namespace
+}  // namespace graphd::bench
+
+int main(int argc, char** argv) {
+  using namespace graphd::bench;
+  std::string server = ExecutableDir() + "/graphd";
+  std::string models = "build/bench/models";
+  std::string csv;
+  double budget_s = 3;
+  std::vector<int> concurrency = {1, 8, 32};
+  CLI::App app("graphd serving benchmark (KServe v2 ModelInfer)", "serving_bench");
+  app.add_option("--server", server, "graphd binary")->capture_default_str();
+  app.add_option("--models", models, "Directory of exported mlp.onnx and resnet18.onnx")->capture_default_str();
+  app.add_option("--budget-s", budget_s, "Seconds of requests per case")->capture_default_str();
+  app.add_option("--concurrency", concurrency, "Concurrent clients per case")->delimiter(',');
+  app.add_option("--csv", csv, "CSV output path");
+  CLI11_PARSE(app, argc, argv);
+
+  const std::vector<Model> cases = {{"mlp", "input", {256}}, {"resnet18", "input", {3, 224, 224}}};
+  char tmpl[] = "/tmp/graphd-serving-bench-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) {
+    std::perror("mkdtemp");
+    return 1;
+  }
+  const fs::path root = tmpl;
+  for (const Model& m : cases) AddModel(root, models, m);
+  auto proc = ServerProcess::Start(server, {"--model-repository", root.string()});
+  Check(proc.status(), "start graphd");
+  graphd::client::Client client((*proc)->target());
+  LatencyStats echo = Measure(50, 500, [&] { Check(client.Echo("12345678").status(), "Echo"); });
+  std::vector<Row> rows;
+  for (const Model& m : cases) {
+    for (bool batching : {false, true}) {
+      for (int c : concurrency) rows.push_back(RunCase((*proc)->target(), m, batching, c, budget_s));
+    }
+  }
+  proc->reset();
+  fs::remove_all(root);
+
+  std::printf("\nServing through KServe v2 ModelInfer (batch-1 requests, raw contents), %.0f s per case\n", budget_s);
+  std::printf("gRPC echo p50 in the same server: %.3f ms\n", echo.p50_us / 1000);
+  std::printf("%-9s %-8s %5s %10s %9s %9s %8s\n", "model", "batching", "conc", "req/s", "p50 ms", "p99 ms", "requests");
+  for (const Row& r : rows) {
+    std::printf("%-9s %-8s %5d %10.1f %9.3f %9.3f %8lld\n", r.model.c_str(), r.batching ? "on" : "off",
+                r.concurrency, r.rps, r.p50_ms, r.p99_ms, static_cast<long long>(r.requests));
+  }
+  auto find = [&](const std::string& model, bool batching, int c) -> const Row* {
+    for (const Row& r : rows) {
+      if (r.model == model && r.batching == batching && r.concurrency == c) return &r;
+    }
+    return nullptr;
+  };
+  if (const Row* mlp = find("mlp", false, 1)) {
+    std::printf("MLP ModelInfer p50 at concurrency 1 / echo p50: %.2f (target <= 1.3)\n",
+                mlp->p50_ms * 1000 / echo.p50_us);
+  }
+  const Row* on = find("resnet18", true, 32);
+  const Row* off = find("resnet18", false, 32);
+  if (on && off) {
+    std::printf("ResNet-18 req/s at concurrency 32, batching on / off: %.2f (target >= 1.5)\n", on->rps / off->rps);
+  }
+  if (!csv.empty()) {
+    std::ofstream out(csv);
+    out << "model,batching,concurrency,requests_per_s,p50_ms,p99_ms,requests,echo_p50_ms\n";
+    for (const Row& r : rows) {
+      out << r.model << "," << (r.batching ? "on" : "off") << "," << r.concurrency << "," << r.rps << "," << r.p50_ms
+          << "," << r.p99_ms << "," << r.requests << "," << echo.p50_us / 1000 << "\n";
+    }
+    std::printf("CSV: %s\n", csv.c_str());
+  }
+  return 0;
+}
