@@ -83,6 +83,12 @@ Status CheckConfig(const std::string& path, const std::string& name, const v1::M
       return Bad(path, "max_queue_delay_microseconds is over 10 seconds");
     }
   }
+  for (const v1::ModelInstanceGroup& g : c.instance_group()) {
+    if (g.kind() != v1::ModelInstanceGroup::KIND_AUTO && g.kind() != v1::ModelInstanceGroup::KIND_CPU) {
+      return Bad(path, "instance_group: served models run on the CPU (kind KIND_CPU or KIND_AUTO)");
+    }
+    if (g.count() < 0 || g.count() > 64) return Bad(path, "instance_group: count must be between 0 and 64");
+  }
   if (c.version_policy().has_latest() && c.version_policy().latest().num_versions() == 0) {
     return Bad(path, "version_policy latest: num_versions must be at least 1");
   }

@@ -219,7 +219,10 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
     serving::BatcherOptions options{
         .max_batch_size = served->max_batch_size_,
         .preferred_batch_sizes = {b.preferred_batch_size().begin(), b.preferred_batch_size().end()},
-        .max_queue_delay = std::chrono::microseconds(b.max_queue_delay_microseconds())};
+        .max_queue_delay = std::chrono::microseconds(b.max_queue_delay_microseconds()),
+        .max_in_flight = 0};
+    for (const v1::ModelInstanceGroup& g : model.config.instance_group()) options.max_in_flight += g.count() > 0 ? g.count() : 1;
+    options.max_in_flight = std::max(options.max_in_flight, 1);
     const ServedModel* self = served.get();
     served->batcher_ = std::make_unique<serving::Batcher>(
         std::move(options),

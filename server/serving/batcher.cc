@@ -75,7 +75,7 @@ Batcher::~Batcher() {
   {
     absl::MutexLock lock(&mu_);
     stop_ = true;
-    mu_.Await(absl::Condition(+[](bool* running) { return !*running; }, &running_));
+    mu_.Await(absl::Condition(+[](int* running) { return *running == 0; }, &running_));
     left.swap(queue_);
   }
   thread_.join();
@@ -134,7 +134,9 @@ void Batcher::Loop() {
   absl::MutexLock lock(&mu_);
   while (true) {
     // Wait for a request and for the batch before to finish.
-    auto can_start = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_ || (!queue_.empty() && !running_); };
+    auto can_start = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      return stop_ || (!queue_.empty() && running_ < options_.max_in_flight);
+    };
     mu_.Await(absl::Condition(&can_start));
     if (stop_) return;
     // Then for the batch to fill, until the oldest request's delay is over.
@@ -154,13 +156,13 @@ void Batcher::Loop() {
     if (stop_) return;
     std::vector<Request> batch = TakeBatch();
     if (batch.empty()) continue;
-    running_ = true;
+    ++running_;
     // The batch's requests (their callbacks may hold the last reference to what owns
     // this batcher) are destroyed after the task let go of the batcher.
     pool_.Schedule([this, batch = std::move(batch)]() mutable {
       RunBatch(batch);
       absl::MutexLock done(&mu_);
-      running_ = false;
+      --running_;
     });
   }
 }

@@ -4,8 +4,9 @@
 //
 // A batch forms when the queued compatible requests reach max_batch_size (or the
 // largest preferred_batch_size they can reach), or when the oldest has waited
-// max_queue_delay_microseconds; then it runs on the worker pool. One batch of a model
-// runs at a time (as one Triton model instance): while it runs, the next one fills.
+// max_queue_delay_microseconds; then it runs on the worker pool. At most
+// max_in_flight batches of a model run at once (as Triton's model instances; default
+// one): while they run, the next one fills.
 // Requests are taken oldest first; one that does not fit the oldest's shapes waits
 // for a later batch. A request whose token is cancelled or past its deadline before
 // its batch runs fails alone; a failure of the execution fails its batch.
@@ -33,6 +34,7 @@ struct BatcherOptions {
   int max_batch_size = 1;
   std::vector<int> preferred_batch_sizes;  // each in [1, max_batch_size]
   std::chrono::microseconds max_queue_delay{0};
+  int max_in_flight = 1;  // batches running at once (the model's instance count)
 };
 
 class Batcher {
@@ -80,7 +82,7 @@ class Batcher {
   executor::ThreadPool& pool_;
   absl::Mutex mu_;
   std::deque<Request> queue_ ABSL_GUARDED_BY(mu_);
-  bool running_ ABSL_GUARDED_BY(mu_) = false;  // a batch is executing
+  int running_ ABSL_GUARDED_BY(mu_) = 0;  // batches executing
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

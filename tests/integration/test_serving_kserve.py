@@ -94,6 +94,9 @@ def repository(tmp_path_factory, models):
     _write(str(root / "mlp_batched" / "1" / "model.onnx"), models["mlp"][0])
     _write(str(root / "mlp_batched" / "config.pbtxt"), BATCHED_CONFIG)
     _write(str(root / "resnet18" / "1" / "model.onnx"), models["resnet18"][0])
+    _write(str(root / "resnet18_batched" / "1" / "model.onnx"), models["resnet18"][0])
+    _write(str(root / "resnet18_batched" / "config.pbtxt"),
+           "max_batch_size: 32\ndynamic_batching { max_queue_delay_microseconds: 20000 }\n")
     _write(str(root / "source" / "1" / "model.py"), SOURCE_MODEL)
     _write(str(root / "source" / "config.pbtxt"), 'function: "predict"\n')
     _write(str(root / "pair" / "1" / "model.py"), SOURCE_MODEL)
@@ -151,7 +154,8 @@ def test_health_metadata_and_index(stub):
     index = stub.RepositoryIndex(pb.RepositoryIndexRequest())
     assert {(m.name, m.version, m.state) for m in index.models} == {
         ("double_relu", "1", "READY"), ("mlp", "1", "READY"), ("mlp_batched", "1", "READY"),
-        ("pair", "1", "READY"), ("resnet18", "1", "READY"), ("source", "1", "READY")}
+        ("pair", "1", "READY"), ("resnet18", "1", "READY"), ("resnet18_batched", "1", "READY"),
+        ("source", "1", "READY")}
     assert stub.ModelReady(pb.ModelReadyRequest(name="mlp")).ready
     assert stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="1")).ready
     assert not stub.ModelReady(pb.ModelReadyRequest(name="mlp", version="2")).ready
@@ -404,3 +408,33 @@ def test_graphd_client_and_graphctl_reach_served_models(served, models):
     out = subprocess.run([graphctl, "--target", served.target, "load", "mlp"],
                          capture_output=True, text=True, timeout=30)
     assert out.returncode == 1 and "explicit" in out.stderr
+
+
+def test_resnet18_batches_32_concurrent_clients(stub):
+    """32 concurrent batch-1 clients on ResNet-18 with dynamic batching: executions of
+    more than one image happen, and each client gets what the unbatched model gives."""
+    import threading
+    rng = np.random.default_rng(8)
+    images = [rng.standard_normal((1, 3, 96, 96)).astype(np.float32) for _ in range(32)]
+    got, errors = {}, []
+    barrier = threading.Barrier(len(images))
+
+    def call(i):
+        barrier.wait(10)
+        try:
+            got[i] = _output(stub.ModelInfer(_raw_request("resnet18_batched", "image", images[i])))
+        except grpc.RpcError as e:  # pragma: no cover (reported below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=call, args=(i,)) for i in range(len(images))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(120)
+    assert not errors, errors
+    stats = stub.ModelStatistics(pb.ModelStatisticsRequest(name="resnet18_batched")).model_stats[0]
+    sizes = {b.batch_size: b.compute_infer.count for b in stats.batch_stats}
+    assert max(sizes) > 1, sizes
+    for i, image in enumerate(images):
+        alone = _output(stub.ModelInfer(_raw_request("resnet18", "image", image)))
+        np.testing.assert_allclose(got[i], alone, rtol=1e-4, atol=1e-4)
