@@ -39,17 +39,20 @@ def test_readme_has_examples():
 
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
-    """A folder with resnet18.onnx, made as the README says."""
+    """A folder with resnet18.onnx and mlp.onnx, made as the README says, and the model
+    repository of "Serve a model repository" (models/mlp/1/model.onnx)."""
     pytest.importorskip("torchvision", reason="python3-torchvision exports the README's ResNet-18")
     d = tmp_path_factory.mktemp("readme")
-    subprocess.run([sys.executable, os.path.join(REPO, "bench", "models", "export_models.py"), "--only", "resnet18",
-                    "--out", str(d)], check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, os.path.join(REPO, "bench", "models", "export_models.py"), "--only",
+                    "resnet18,mlp", "--out", str(d)], check=True, capture_output=True, timeout=300)
+    os.makedirs(d / "models" / "mlp" / "1")
+    os.link(d / "mlp.onnx", d / "models" / "mlp" / "1" / "model.onnx")
     return d
 
 
 @pytest.mark.parametrize("source,expected,line", examples(), ids=["line%d" % e[2] for e in examples()])
 def test_readme_example_prints_what_the_readme_shows(start_server, workdir, source, expected, line):
-    server = start_server("--gpu", "off")
+    server = start_server("--gpu", "off", "--model-repository", str(workdir / "models"))
     assert ADDRESS in source, "README.md line %d: the example does not name %s" % (line, ADDRESS)
     env = dict(os.environ, PYTHONPATH=os.path.join(REPO, "clients", "python"))
     env.pop("GRAPHD_DEVICE", None)  # the README's sessions are plain (CPU) sessions
