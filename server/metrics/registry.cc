@@ -1,5 +1,6 @@
 #include "server/metrics/registry.h"
 
+#include <charconv>
 #include <cmath>
 
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,9 @@ void AtomicAdd(std::atomic<double>& a, double v) {
 std::string Number(double v) {
   if (std::isinf(v)) return v > 0 ? "+Inf" : "-Inf";
   if (std::isnan(v)) return "NaN";
-  return absl::StrFormat("%.17g", v);
+  char buf[64];
+  auto [end, ec] = std::to_chars(buf, buf + sizeof(buf), v);  // the shortest form that reads back exactly
+  return ec == std::errc() ? std::string(buf, end) : absl::StrFormat("%.17g", v);
 }
 
 std::string Escape(const std::string& s) {

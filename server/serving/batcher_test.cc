@@ -1,0 +1,119 @@
+#include "server/serving/batcher.h"
+
+#include <atomic>
+#include <vector>
+
+#include "absl/synchronization/notification.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace graphd::server::serving {
+namespace {
+
+Tensor Rows(std::vector<float> values, int64_t cols) {
+  const int64_t rows = static_cast<int64_t>(values.size()) / cols;
+  return *Tensor::FromVector<float>(Shape({rows, cols}), values);
+}
+
+TEST(BatcherTest, ConcatAndSliceRows) {
+  Tensor a = Rows({1, 2}, 2), b = Rows({3, 4, 5, 6}, 2);
+  auto joined = ConcatRows({&a, &b});
+  ASSERT_TRUE(joined.ok());
+  EXPECT_EQ(joined->shape(), Shape({3, 2}));
+  EXPECT_THAT(joined->flat<float>(), ::testing::ElementsAre(1, 2, 3, 4, 5, 6));
+  auto slice = SliceRows(*joined, 1, 2);
+  ASSERT_TRUE(slice.ok());
+  EXPECT_THAT(slice->flat<float>(), ::testing::ElementsAre(3, 4, 5, 6));
+  EXPECT_TRUE(Compatible({a}, {b}));
+  EXPECT_FALSE(Compatible({a}, {Rows({1, 2, 3}, 3)}));
+}
+
+// Runs the model as y = 2x and records each execution's rows.
+struct Fixture {
+  executor::ThreadPool pool{2};
+  std::atomic<int> executions{0};
+  std::atomic<int64_t> largest{0};
+  Batcher::RunFn run = [this](std::vector<Tensor> in, const CancellationToken&) -> StatusOr<std::vector<Tensor>> {
+    ++executions;
+    int64_t rows = in[0].shape().dim(0);
+    if (rows > largest) largest = rows;
+    Tensor out = *in[0].Clone();
+    for (float& v : out.flat<float>()) v *= 2;
+    return std::vector<Tensor>{out};
+  };
+};
+
+TEST(BatcherTest, JoinsConcurrentRequestsAndSplitsTheResults) {
+  Fixture f;
+  Batcher batcher({.max_batch_size = 8, .max_queue_delay = std::chrono::milliseconds(50)}, f.run, nullptr, f.pool);
+  CancellationToken token;
+  constexpr int kRequests = 8;
+  std::vector<StatusOr<std::vector<Tensor>>> results(kRequests, errors::Internal("unset"));
+  std::atomic<int> done{0};
+  absl::Notification all;
+  for (int i = 0; i < kRequests; ++i) {
+    batcher.Submit({Rows({float(i), float(i + 100)}, 2)}, &token, [&, i](StatusOr<std::vector<Tensor>> r) {
+      results[i] = std::move(r);
+      if (++done == kRequests) all.Notify();
+    });
+  }
+  all.WaitForNotification();
+  EXPECT_GT(f.largest.load(), 1);
+  EXPECT_LT(f.executions.load(), kRequests);
+  for (int i = 0; i < kRequests; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    EXPECT_THAT((*results[i])[0].flat<float>(), ::testing::ElementsAre(2 * i, 2 * (i + 100)));
+  }
+}
+
+TEST(BatcherTest, IncompatibleShapesRunInSeparateBatches) {
+  Fixture f;
+  Batcher batcher({.max_batch_size = 8, .max_queue_delay = std::chrono::milliseconds(20)}, f.run, nullptr, f.pool);
+  CancellationToken token;
+  absl::Notification a_done, b_done;
+  StatusOr<std::vector<Tensor>> a = errors::Internal(""), b = errors::Internal("");
+  batcher.Submit({Rows({1, 2}, 2)}, &token, [&](auto r) { a = std::move(r); a_done.Notify(); });
+  batcher.Submit({Rows({1, 2, 3}, 3)}, &token, [&](auto r) { b = std::move(r); b_done.Notify(); });
+  a_done.WaitForNotification();
+  b_done.WaitForNotification();
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_EQ((*b)[0].shape(), Shape({1, 3}));
+  EXPECT_EQ(f.executions.load(), 2);
+}
+
+TEST(BatcherTest, ACancelledRequestFailsAlone) {
+  Fixture f;
+  Batcher batcher({.max_batch_size = 8, .max_queue_delay = std::chrono::milliseconds(30)}, f.run, nullptr, f.pool);
+  CancellationToken live, cancelled;
+  cancelled.Cancel();
+  absl::Notification a_done, b_done;
+  StatusOr<std::vector<Tensor>> a = errors::Internal(""), b = errors::Internal("");
+  batcher.Submit({Rows({1, 2}, 2)}, &cancelled, [&](auto r) { a = std::move(r); a_done.Notify(); });
+  batcher.Submit({Rows({3, 4}, 2)}, &live, [&](auto r) { b = std::move(r); b_done.Notify(); });
+  a_done.WaitForNotification();
+  b_done.WaitForNotification();
+  EXPECT_EQ(a.status().code(), absl::StatusCode::kCancelled);
+  ASSERT_TRUE(b.ok());
+  EXPECT_THAT((*b)[0].flat<float>(), ::testing::ElementsAre(6, 8));
+}
+
+TEST(BatcherTest, AFailedExecutionFailsItsBatch) {
+  executor::ThreadPool pool(1);
+  Batcher batcher({.max_batch_size = 4, .max_queue_delay = std::chrono::milliseconds(1)},
+                  [](std::vector<Tensor>, const CancellationToken&) -> StatusOr<std::vector<Tensor>> {
+                    return errors::InvalidArgument("boom");
+                  },
+                  nullptr, pool);
+  CancellationToken token;
+  absl::Notification done;
+  Status got;
+  batcher.Submit({Rows({1, 2}, 2)}, &token, [&](auto r) {
+    got = r.status();
+    done.Notify();
+  });
+  done.WaitForNotification();
+  EXPECT_EQ(got.message(), "boom");
+}
+
+}  // namespace
+}  // namespace graphd::server::serving
