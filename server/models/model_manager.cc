@@ -49,8 +49,10 @@ void ModelManager::Poll() {
   }
   for (const std::string& name : gone) {
     GRAPHD_LOG_INFO("model {} left the repository: unloading it", name);
+    Model dropped;  // destroyed after the lock: a version's teardown must not stall lookups
     absl::MutexLock lock(&mu_);
-    models_.erase(name);  // requests still running keep their version until they end
+    dropped = std::move(models_.at(name));  // requests still running keep their version until they end
+    models_.erase(name);
   }
   for (const std::string& name : *names) LoadModel(name, /*keep_on_error=*/true).IgnoreError();
   ReleaseFreeMemory();
@@ -70,12 +72,15 @@ Status ModelManager::Unload(const std::string& name) {
     return errors::FailedPrecondition("models are loaded and unloaded explicitly only with --model-control-mode=explicit");
   }
   absl::MutexLock load(&load_mu_);
+  Model dropped;  // destroyed after the lock, as below
   {
     absl::MutexLock lock(&mu_);
     auto it = models_.find(name);
     if (it == models_.end()) return errors::NotFound(absl::StrCat("model '", name, "' is not loaded"));
+    dropped = std::move(it->second);
     models_.erase(it);
   }
+  dropped = Model();
   ReleaseFreeMemory();
   return absl::OkStatus();
 }
@@ -83,17 +88,27 @@ Status ModelManager::Unload(const std::string& name) {
 Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
   auto record_error = [&](const Status& s) {
     GRAPHD_LOG_ERROR("model {}: {}", name, std::string(s.message()));
+    Model dropped;  // destroyed after the lock
     absl::MutexLock lock(&mu_);
     Model& m = models_[name];
     m.error = std::string(s.message());
     if (!keep_on_error) {
-      m.versions.clear();
+      dropped.versions.swap(m.versions);
       m.files.clear();
     }
     return s;
   };
   auto read = ReadModel(options_.repository, name);
-  if (!read.ok()) return record_error(read.status());
+  if (!read.ok()) {
+    // A name the repository does not have (or that is not a name) is the caller's
+    // mistake, not a model's state: nothing is recorded for it.
+    const bool known = [&] {
+      absl::MutexLock lock(&mu_);
+      return models_.contains(name);
+    }();
+    if (!known && (absl::IsNotFound(read.status()) || !ValidModelName(name))) return read.status();
+    return record_error(read.status());
+  }
   std::map<int64_t, std::shared_ptr<const ServedModel>> versions;
   std::map<int64_t, VersionFile> files;
   {
@@ -119,11 +134,12 @@ Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
     versions[v] = std::shared_ptr<const ServedModel>(*std::move(served));
     files[v] = file;
   }
-  absl::MutexLock lock(&mu_);
+  absl::ReleasableMutexLock lock(&mu_);
   Model& m = models_[name];
-  m.versions = std::move(versions);  // versions dropped here end when their requests do
+  m.versions.swap(versions);  // the versions dropped (now in `versions`) end when their requests do,
   m.files = std::move(files);
   m.error.clear();
+  lock.Release();  // and are destroyed here, after the lock
   return absl::OkStatus();
 }
 

@@ -55,13 +55,18 @@ Status FillNumbers(const std::vector<const Json*>& values, Tensor& t, absl::stri
   return absl::OkStatus();
 }
 
-Status FillFromJson(const Json& data, Tensor& t, absl::string_view name) {
+// The values of `data` (checked against `in`'s element count before anything is allocated).
+StatusOr<std::vector<const Json*>> JsonValues(const Json& data, const V2Input& in, absl::string_view name) {
   std::vector<const Json*> values;
-  RETURN_IF_ERROR(Flatten(data, 0, t.num_elements(), values, name));
-  if (static_cast<int64_t>(values.size()) != t.num_elements()) {
-    return BadInput(name, absl::StrCat("shape ", t.shape().ToString(), " holds ", t.num_elements(),
-                                       " elements; data has ", values.size()));
+  RETURN_IF_ERROR(Flatten(data, 0, in.elements, values, name));
+  if (static_cast<int64_t>(values.size()) != in.elements) {
+    return BadInput(name, absl::StrCat("shape ", in.shape.ToString(), " holds ", in.elements, " elements; data has ",
+                                       values.size()));
   }
+  return values;
+}
+
+Status FillFromJson(const std::vector<const Json*>& values, Tensor& t, absl::string_view name) {
   switch (t.dtype()) {
     case DType::kBool:
       for (size_t i = 0; i < values.size(); ++i) {
@@ -175,7 +180,7 @@ StatusOr<HttpInferRequest> ParseHttpInfer(std::string model, std::string version
       if (shape.size() >= kMaxV2Rank) return BadInput(name, absl::StrCat("more than ", kMaxV2Rank, " dimensions"));
       shape.push_back(d.get<int64_t>());
     }
-    ASSIGN_OR_RETURN(Tensor t, AllocateV2Input(name, in["datatype"].get<std::string>(), shape));
+    ASSIGN_OR_RETURN(V2Input spec, CheckV2Input(name, in["datatype"].get<std::string>(), shape));
     std::optional<uint64_t> binary_size;
     if (auto p = in.find("parameters"); p != in.end() && p->is_object()) {
       if (auto b = p->find("binary_data_size"); b != p->end()) {
@@ -187,14 +192,19 @@ StatusOr<HttpInferRequest> ParseHttpInfer(std::string model, std::string version
     if (binary_size.has_value() == has_data) {
       return BadInput(name, "needs either \"data\" or parameters.binary_data_size (one of them)");
     }
+    Tensor t;
     if (binary_size) {
       if (*binary_size > binary.size()) {
         return BadInput(name, absl::StrCat("binary_data_size ", *binary_size, " is past the body's end"));
       }
+      RETURN_IF_ERROR(CheckRawSize(name, spec, *binary_size));
+      ASSIGN_OR_RETURN(t, AllocateV2Input(spec));
       RETURN_IF_ERROR(FillFromRaw(name, binary.substr(0, *binary_size), t));
       binary.remove_prefix(*binary_size);
     } else {
-      RETURN_IF_ERROR(FillFromJson(in["data"], t, name));
+      ASSIGN_OR_RETURN(std::vector<const Json*> values, JsonValues(in["data"], spec, name));
+      ASSIGN_OR_RETURN(t, AllocateV2Input(spec));
+      RETURN_IF_ERROR(FillFromJson(values, t, name));
     }
     out.request.inputs.push_back({name, std::move(t)});
   }

@@ -115,7 +115,15 @@ StatusOr<std::vector<NamedTensor>> InferInputsFromProto(const inference::ModelIn
     if (raw && in.has_contents() && TypedCount(in.contents()) > 0) {
       return Bad(in.name(), "has both contents and raw_input_contents (give one)");
     }
-    ASSIGN_OR_RETURN(Tensor t, AllocateV2Input(in.name(), in.datatype(), in.shape()));
+    ASSIGN_OR_RETURN(V2Input spec, CheckV2Input(in.name(), in.datatype(), in.shape()));
+    // The contents must fill the tensor before it is allocated.
+    if (raw) {
+      RETURN_IF_ERROR(CheckRawSize(in.name(), spec, request.raw_input_contents(i).size()));
+    } else if (TypedCount(in.contents()) != spec.elements) {
+      return Bad(in.name(), absl::StrCat("shape ", spec.shape.ToString(), " holds ", spec.elements,
+                                         " elements; its contents have ", TypedCount(in.contents()), " values"));
+    }
+    ASSIGN_OR_RETURN(Tensor t, AllocateV2Input(spec));
     RETURN_IF_ERROR(raw ? FillFromRaw(in.name(), request.raw_input_contents(i), t) : FromTyped(in, t));
     out.push_back({in.name(), std::move(t)});
   }

@@ -181,7 +181,9 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryModelLoad(grpc::Callba
 grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryModelUnload(
     grpc::CallbackServerContext* ctx, const inference::RepositoryModelUnloadRequest* req,
     inference::RepositoryModelUnloadResponse*) {
-  return Finish(ctx, models_.Unload(req->model_name()));
+  // Waits for a load or poll in progress: on a worker, like a load.
+  return PooledCall::Start(ctx, env_, "RepositoryModelUnload", req->model_name(),
+                           [=, this](PooledCall&) -> Status { return models_.Unload(req->model_name()); });
 }
 
 }  // namespace graphd::server

@@ -72,8 +72,10 @@ bool PooledCall::Run(const Work& work) {
   queue_us_ = elapsed_us();
   Status status = token_.Check();
   if (status.ok()) {
-    executor::ScopedMemoryOwner owner(session_);  // device memory charged to the session
-    status = work(*this);
+    {
+      executor::ScopedMemoryOwner owner(session_);  // device memory charged to the session
+      status = work(*this);
+    }  // restored before anything else: after a Deferred() return `this` may be gone
     // The GPU streams and library handles this thread used go back to the shared pool.
     executor::gpu::ReleaseThreadState();
     // Someone else finishes the call, maybe already: `this` may be gone.

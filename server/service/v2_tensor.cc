@@ -11,10 +11,11 @@ Status BadInput(absl::string_view name, absl::string_view problem) {
   return errors::InvalidArgument(absl::StrCat("input '", name, "': ", problem));
 }
 
-StatusOr<Tensor> AllocateV2Input(absl::string_view name, absl::string_view datatype, absl::Span<const int64_t> shape) {
-  ASSIGN_OR_RETURN(DType dtype, models::DTypeFromV2(datatype, absl::StrCat("input '", name, "'")));
+StatusOr<V2Input> CheckV2Input(absl::string_view name, absl::string_view datatype, absl::Span<const int64_t> shape) {
+  V2Input in;
+  ASSIGN_OR_RETURN(in.dtype, models::DTypeFromV2(datatype, absl::StrCat("input '", name, "'")));
   if (shape.size() > kMaxV2Rank) return BadInput(name, absl::StrCat("more than ", kMaxV2Rank, " dimensions"));
-  const int64_t limit = MaxTensorBytes() / static_cast<int64_t>(DTypeSize(dtype));
+  const int64_t limit = MaxTensorBytes() / static_cast<int64_t>(DTypeSize(in.dtype));
   int64_t elements = 1;
   for (int64_t d : shape) {
     if (d < 0) return BadInput(name, absl::StrCat("dims must be at least 0, got ", d));
@@ -23,9 +24,29 @@ StatusOr<Tensor> AllocateV2Input(absl::string_view name, absl::string_view datat
     }
     elements *= d;
   }
-  ASSIGN_OR_RETURN(Shape checked, Shape::Make(std::vector<int64_t>(shape.begin(), shape.end())));
-  return Tensor::Allocate(dtype, checked);
+  ASSIGN_OR_RETURN(in.shape, Shape::Make(std::vector<int64_t>(shape.begin(), shape.end())));
+  in.elements = elements;
+  return in;
 }
+
+Status CheckRawSize(absl::string_view name, const V2Input& in, size_t raw_bytes) {
+  const absl::string_view type = models::V2DataType(in.dtype);
+  if (in.dtype == DType::kString) {
+    if (raw_bytes / 4 < static_cast<size_t>(in.elements)) {
+      return BadInput(name, absl::StrCat("raw BYTES of ", raw_bytes, " bytes cannot hold ", in.elements,
+                                         " elements (each needs a 4-byte length)"));
+    }
+    return absl::OkStatus();
+  }
+  const size_t want = static_cast<size_t>(in.elements) * DTypeSize(in.dtype);
+  if (raw_bytes != want) {
+    return BadInput(name, absl::StrCat(type, in.shape.ToString(), " is ", want, " bytes; its raw contents have ",
+                                       raw_bytes));
+  }
+  return absl::OkStatus();
+}
+
+StatusOr<Tensor> AllocateV2Input(const V2Input& in) { return Tensor::Allocate(in.dtype, in.shape); }
 
 Status FillFromRaw(absl::string_view name, absl::string_view raw, Tensor& t) {
   if (t.dtype() != DType::kString) {

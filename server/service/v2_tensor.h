@@ -23,8 +23,20 @@ inline constexpr int kMaxV2Rank = 32;
 // InvalidArgument "input 'NAME': PROBLEM".
 Status BadInput(absl::string_view name, absl::string_view problem);
 
-// An uninitialised tensor for input `name` of `datatype` and `shape`, all checked.
-StatusOr<Tensor> AllocateV2Input(absl::string_view name, absl::string_view datatype, absl::Span<const int64_t> shape);
+// A declared input, checked (datatype, rank, dims, size), nothing allocated yet.
+struct V2Input {
+  DType dtype = DType::kInvalid;
+  Shape shape;
+  int64_t elements = 0;
+};
+StatusOr<V2Input> CheckV2Input(absl::string_view name, absl::string_view datatype, absl::Span<const int64_t> shape);
+// Whether `raw_bytes` of raw contents can hold `in`: exactly its bytes, or for BYTES
+// at least 4 per element (each one's length). Checked before allocating, so a small
+// request cannot make the server allocate a large tensor.
+Status CheckRawSize(absl::string_view name, const V2Input& in, size_t raw_bytes);
+// The (uninitialised) tensor for a checked input; allocate only once the contents are
+// known to fill it.
+StatusOr<Tensor> AllocateV2Input(const V2Input& in);
 
 // Fills `t` (from AllocateV2Input) from its raw form; the byte count must be exact.
 Status FillFromRaw(absl::string_view name, absl::string_view raw, Tensor& t);

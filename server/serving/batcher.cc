@@ -84,21 +84,31 @@ Batcher::~Batcher() {
 
 void Batcher::Submit(std::vector<Tensor> inputs, const CancellationToken* token, DoneFn done) {
   const int64_t rows = inputs.empty() || inputs[0].shape().rank() == 0 ? 0 : inputs[0].shape().dim(0);
+  Status refused;
   {
     absl::MutexLock lock(&mu_);
-    if (!stop_) {
+    if (stop_) {
+      refused = errors::Unavailable("the model was unloaded");
+    } else if (queue_.size() >= options_.max_queue) {
+      refused = errors::ResourceExhausted(absl::StrCat("the model's batch queue is full (", options_.max_queue,
+                                                       " requests waiting); retry later"));
+    } else {
       queue_.push_back(Request{std::move(inputs), token, std::move(done), Clock::now(), rows});
       return;
     }
   }
-  done(errors::Unavailable("the model was unloaded"));
+  done(refused);
 }
+
+// How far ReadyRows and TakeBatch look past the oldest request for compatible ones.
+constexpr size_t kMaxScan = 256;
 
 int64_t Batcher::ReadyRows() const {
   const Request& head = queue_.front();
   int64_t rows = 0;
+  size_t scanned = 0;
   for (const Request& r : queue_) {
-    if (rows + r.rows > options_.max_batch_size) break;
+    if (rows + r.rows > options_.max_batch_size || ++scanned > kMaxScan) break;
     if (&r == &head || Compatible(head.inputs, r.inputs)) rows += r.rows;
   }
   return rows;
@@ -117,8 +127,11 @@ std::vector<Batcher::Request> Batcher::TakeBatch() {
   }
   std::vector<Request> batch;
   int64_t rows = 0;
-  for (auto it = queue_.begin(); it != queue_.end();) {
-    if (rows + it->rows > target) break;
+  size_t scanned = 0;
+  for (auto it = queue_.begin(); it != queue_.end() && ++scanned <= kMaxScan;) {
+    // The oldest request always goes (it fits max_batch_size: checked on submit), so
+    // every batch taken makes progress.
+    if (!batch.empty() && rows + it->rows > target) break;
     if (batch.empty() || Compatible(batch[0].inputs, it->inputs)) {
       rows += it->rows;
       batch.push_back(std::move(*it));
@@ -195,12 +208,15 @@ void Batcher::RunBatch(std::vector<Request>& batch) {
     if (!joined.ok()) return fail_all(joined.status());
     inputs.push_back(*std::move(joined));
   }
-  CancellationToken token;  // the batch runs for everyone in it; each request's own was checked above
+  // The batch runs for everyone in it: until the latest of their deadlines.
+  Clock::time_point deadline = Clock::time_point::min();
+  for (const Request* r : live) deadline = std::max(deadline, r->token->deadline());
+  CancellationToken token(deadline);
   auto start = Clock::now();
   auto outputs = run_(std::move(inputs), token);
   const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
-  if (on_batch_) on_batch_(rows, ns);
   if (!outputs.ok()) return fail_all(outputs.status());
+  if (on_batch_) on_batch_(rows, ns);
   if (live.size() == 1) return live[0]->done(*std::move(outputs));
   for (const Tensor& out : *outputs) {
     if (out.shape().rank() == 0 || out.shape().dim(0) != rows) {

@@ -9,7 +9,9 @@
 // one): while they run, the next one fills.
 // Requests are taken oldest first; one that does not fit the oldest's shapes waits
 // for a later batch. A request whose token is cancelled or past its deadline before
-// its batch runs fails alone; a failure of the execution fails its batch.
+// its batch runs fails alone; a failure of the execution fails its batch. A batch runs
+// until the latest deadline of its requests (and stops when all were cancelled). At
+// most max_queue requests wait; more are refused with ResourceExhausted.
 //
 // Thread safety: Submit is safe from many threads. The destructor fails what is still
 // queued (Unavailable) and waits for the batch running.
@@ -35,6 +37,8 @@ struct BatcherOptions {
   std::vector<int> preferred_batch_sizes;  // each in [1, max_batch_size]
   std::chrono::microseconds max_queue_delay{0};
   int max_in_flight = 1;  // batches running at once (the model's instance count)
+  // Requests waiting at most; more are refused (ResourceExhausted) until it drains.
+  size_t max_queue = 1024;
 };
 
 class Batcher {

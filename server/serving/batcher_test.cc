@@ -117,3 +117,50 @@ TEST(BatcherTest, AFailedExecutionFailsItsBatch) {
 
 }  // namespace
 }  // namespace graphd::server::serving
+
+namespace graphd::server::serving {
+namespace {
+
+TEST(BatcherTest, ARequestLargerThanEveryPreferredSizeStillRuns) {
+  Fixture f;
+  Batcher batcher({.max_batch_size = 8, .preferred_batch_sizes = {2}, .max_queue_delay = std::chrono::milliseconds(1)},
+                  f.run, nullptr, f.pool);
+  CancellationToken token;
+  absl::Notification done;
+  StatusOr<std::vector<Tensor>> got = errors::Internal("");
+  batcher.Submit({Rows({1, 2, 3, 4, 5, 6}, 2)}, &token, [&](auto r) {
+    got = std::move(r);
+    done.Notify();
+  });
+  ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  ASSERT_TRUE(got.ok()) << got.status();
+  EXPECT_EQ((*got)[0].shape(), Shape({3, 2}));
+}
+
+TEST(BatcherTest, AFullQueueRefusesRequests) {
+  executor::ThreadPool pool(1);
+  absl::Notification release;
+  Batcher batcher({.max_batch_size = 1, .max_queue_delay = std::chrono::milliseconds(0), .max_queue = 2},
+                  [&](std::vector<Tensor> in, const CancellationToken&) -> StatusOr<std::vector<Tensor>> {
+                    release.WaitForNotification();
+                    return in;
+                  },
+                  nullptr, pool);
+  CancellationToken token;
+  std::atomic<int> ok{0}, refused{0}, finished{0};
+  auto done = [&](StatusOr<std::vector<Tensor>> r) {
+    (r.ok() ? ok : refused)++;
+    if (!r.ok()) EXPECT_EQ(r.status().code(), absl::StatusCode::kResourceExhausted);
+    finished++;
+  };
+  batcher.Submit({Rows({1}, 1)}, &token, done);  // taken and running (blocked)
+  absl::SleepFor(absl::Milliseconds(50));
+  for (int i = 0; i < 3; ++i) batcher.Submit({Rows({1}, 1)}, &token, done);  // two wait, one is refused
+  EXPECT_EQ(refused.load(), 1);
+  release.Notify();
+  while (finished.load() < 4) absl::SleepFor(absl::Milliseconds(1));
+  EXPECT_EQ(ok.load(), 3);
+}
+
+}  // namespace
+}  // namespace graphd::server::serving

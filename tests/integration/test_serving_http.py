@@ -130,6 +130,7 @@ def test_errors_name_the_problem(http):
         ({"inputs": [dict(good, shape=[2 ** 40, 2 ** 40])]}, "max-tensor-bytes"),
         ({"inputs": [{"name": "x", "datatype": "FP32", "shape": [1, 8]}]}, "binary_data_size"),
         ({"inputs": [dict(good, data=_nested(40))]}, "nests deeper"),
+        ({"inputs": [{"name": "x", "datatype": "BYTES", "shape": [2 ** 26], "data": []}]}, "elements"),
         ({"inputs": [good], "outputs": [{"name": "logits"}]}, "no output 'logits'"),
     ]
     for payload, words in cases:

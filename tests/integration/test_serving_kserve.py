@@ -335,6 +335,10 @@ def test_explicit_mode_loads_and_unloads(tmp_path, models, start_server):
         assert code == grpc.StatusCode.INVALID_ARGUMENT and "not a model name" in details
         code, _ = _code(lambda: stub.RepositoryModelLoad(pb.RepositoryModelLoadRequest(model_name="absent")))
         assert code == grpc.StatusCode.NOT_FOUND
+        # Names the repository does not have leave no trace.
+        assert [m.name for m in stub.RepositoryIndex(pb.RepositoryIndexRequest()).models] == ["mlp"]
+        code, _ = _code(lambda: stub.ModelInfer(_raw_request("absent", "x", x)))
+        assert code == grpc.StatusCode.NOT_FOUND
         stub.RepositoryModelUnload(pb.RepositoryModelUnloadRequest(model_name="mlp"))
         code, _ = _code(lambda: stub.ModelInfer(_raw_request("mlp", "x", x)))
         assert code == grpc.StatusCode.NOT_FOUND
@@ -438,3 +442,29 @@ def test_resnet18_batches_32_concurrent_clients(stub):
     for i, image in enumerate(images):
         alone = _output(stub.ModelInfer(_raw_request("resnet18", "image", image)))
         np.testing.assert_allclose(got[i], alone, rtol=1e-4, atol=1e-4)
+
+
+def _rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
+def test_a_small_request_cannot_make_the_server_allocate_a_large_tensor(served, stub):
+    """The contents must fill a declared shape before its tensor is allocated: a 40-byte
+    request declaring 2^26 BYTES elements (2 GiB of strings) fails at once, and the
+    server's memory does not move."""
+    before = _rss_kib(served.proc.pid)
+    huge = [2 ** 26]
+    typed = pb.ModelInferRequest(model_name="mlp")
+    typed.inputs.add(name="x", datatype="BYTES", shape=huge)
+    raw = pb.ModelInferRequest(model_name="mlp")
+    raw.inputs.add(name="x", datatype="BYTES", shape=huge)
+    raw.raw_input_contents.append(b"")
+    fp32 = pb.ModelInferRequest(model_name="mlp")
+    fp32.inputs.add(name="x", datatype="FP32", shape=[2 ** 28])
+    fp32.raw_input_contents.append(b"\0" * 16)
+    for req, words in [(typed, "elements"), (raw, "cannot hold"), (fp32, "bytes")]:
+        for _ in range(4):
+            code, details = _code(lambda: stub.ModelInfer(req))
+            assert code == grpc.StatusCode.INVALID_ARGUMENT and words in details, details
+    assert _rss_kib(served.proc.pid) < before + 64 * 1024
