@@ -64,6 +64,14 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_model_control_mode() && unset("--model-control-mode")) o.model_control_mode = c.model_control_mode();
   if (c.has_http_listen() && unset("--http-listen")) o.http_listen = c.http_listen();
   if (c.has_metrics_listen() && unset("--metrics-listen")) o.metrics_listen = c.metrics_listen();
+  if (c.has_tls_cert_file() && unset("--tls-cert-file")) o.tls_cert_file = c.tls_cert_file();
+  if (c.has_tls_key_file() && unset("--tls-key-file")) o.tls_key_file = c.tls_key_file();
+  if (c.has_tls_client_ca_file() && unset("--tls-client-ca-file")) o.tls_client_ca_file = c.tls_client_ca_file();
+  if (c.has_tls_reload_seconds() && unset("--tls-reload-seconds")) o.tls_reload_seconds = c.tls_reload_seconds();
+  if (c.has_tenants_file() && unset("--tenants-file")) o.tenants_file = c.tenants_file();
+  if (c.has_allow_insecure_remote() && unset("--allow-insecure-remote")) {
+    o.allow_insecure_remote = c.allow_insecure_remote();
+  }
   if (c.has_repository_poll_seconds() && unset("--repository-poll-seconds")) {
     o.repository_poll_seconds = c.repository_poll_seconds();
   }
@@ -124,6 +132,15 @@ Status Validate(const ServerOptions& o) {
     if (!value.empty() && (c == std::string::npos || c + 1 == value.size())) {
       return errors::InvalidArgument(absl::StrCat(flag, " '", value, "' must be HOST:PORT"));
     }
+  }
+  if (o.tls_cert_file.empty() != o.tls_key_file.empty()) {
+    return errors::InvalidArgument("--tls-cert-file and --tls-key-file go together");
+  }
+  if (!o.tls_client_ca_file.empty() && o.tls_cert_file.empty()) {
+    return errors::InvalidArgument("--tls-client-ca-file needs --tls-cert-file and --tls-key-file");
+  }
+  if (o.tls_reload_seconds < 1 || o.tls_reload_seconds > 86400) {
+    return errors::InvalidArgument("--tls-reload-seconds must be between 1 and 86400");
   }
   if (o.repository_poll_seconds < 1 || o.repository_poll_seconds > 86400) {
     return errors::InvalidArgument("--repository-poll-seconds must be between 1 and 86400");
@@ -188,6 +205,22 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--http-listen", o.http_listen,
                  "Also serve KServe v2 HTTP/REST (/v2/...) on HOST:PORT (default: not)")
       ->envname("GRAPHD_HTTP_LISTEN");
+  app.add_option("--tls-cert-file", o.tls_cert_file, "PEM certificate chain: serve gRPC over TLS")
+      ->envname("GRAPHD_TLS_CERT_FILE");
+  app.add_option("--tls-key-file", o.tls_key_file, "PEM private key of --tls-cert-file")
+      ->envname("GRAPHD_TLS_KEY_FILE");
+  app.add_option("--tls-client-ca-file", o.tls_client_ca_file,
+                 "PEM CA bundle: require client certificates it signed (mutual TLS)")
+      ->envname("GRAPHD_TLS_CLIENT_CA_FILE");
+  app.add_option("--tls-reload-seconds", o.tls_reload_seconds,
+                 "Seconds between looks at the TLS files: changed certificates are served without a restart")
+      ->envname("GRAPHD_TLS_RELOAD_SECONDS")->capture_default_str();
+  app.add_option("--tenants-file", o.tenants_file,
+                 "Text graphd.v1.TenantsConfig: tenants, their tokens' SHA-256 and quotas (re-read on SIGHUP)")
+      ->envname("GRAPHD_TENANTS_FILE");
+  app.add_flag("--allow-insecure-remote", o.allow_insecure_remote,
+               "Let a server without TLS and tenants listen on non-loopback addresses (a trusted network only)")
+      ->envname("GRAPHD_ALLOW_INSECURE_REMOTE");
   app.add_option("--metrics-listen", o.metrics_listen,
                  "Serve Prometheus metrics at http://HOST:PORT/metrics (default: not)")
       ->envname("GRAPHD_METRICS_LISTEN");

@@ -40,6 +40,15 @@ struct ServerOptions {
   std::string http_listen;
   // Prometheus /metrics (service/metrics_service.h): HOST:PORT, "" for none.
   std::string metrics_listen;
+  // Transport security and tenants (server/tenancy/): TLS files ("": plaintext), how
+  // often they are looked at for changes, the tenants file ("": no tenants), and
+  // whether a plaintext server without tenants may listen on non-loopback addresses.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  std::string tls_client_ca_file;
+  int tls_reload_seconds = 10;
+  std::string tenants_file;
+  bool allow_insecure_remote = false;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

@@ -1,4 +1,5 @@
-// graphd: parse options, start the server, wait for SIGTERM/SIGINT, drain, exit 0.
+// graphd: parse options, start the server, wait for SIGTERM/SIGINT (SIGHUP: re-read the
+// tenants file), drain, exit 0.
 #include <signal.h>
 
 #include <cstdio>
@@ -27,6 +28,7 @@ int main(int argc, char** argv) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);  // re-read the tenants file
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   // Debian's abseil is built with its debug checks on, so every Mutex operation would
@@ -46,7 +48,13 @@ int main(int argc, char** argv) {
     return 1;
   }
   int signal_number = 0;
-  sigwait(&stop_signals, &signal_number);
+  while (sigwait(&stop_signals, &signal_number) == 0 && signal_number == SIGHUP) {
+    if (auto status = server.ReloadTenants(); status.ok()) {
+      GRAPHD_LOG_INFO("SIGHUP: tenants file read again");
+    } else {
+      GRAPHD_LOG_ERROR("SIGHUP: {} (the tenants in force stay)", std::string(status.message()));
+    }
+  }
   GRAPHD_LOG_INFO("received {}", signal_number == SIGTERM ? "SIGTERM" : "SIGINT");
   server.Drain();
   return 0;

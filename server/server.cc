@@ -14,6 +14,7 @@
 #include "executor/gpu/gpu_support.h"
 #include "executor/testing/fake_accelerator.h"
 #include "server/malloc_tuning.h"
+#include "server/tenancy/transport.h"
 #include "server/version.h"
 
 namespace graphd::server {
@@ -69,6 +70,7 @@ GraphdServer::GraphdServer(ServerOptions options)
                 compiler::FunctionCacheOptions{
                     .max_entries = static_cast<size_t>(options_.function_cache_entries),
                     .max_bytes = options_.function_cache_mb << 20}),
+      tenants_(options_.tenants_file),
       models_(models::ModelManagerOptions{.repository = options_.model_repository,
                                           .mode = *models::ControlModeFromName(options_.model_control_mode),
                                           .pool = pool_.get(),
@@ -76,9 +78,9 @@ GraphdServer::GraphdServer(ServerOptions options)
               [this](const std::string& model, int64_t version) {
                 return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
               }),
-      session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us}, *device_),
-      diagnostics_service_(sessions_),
-      inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us},
+      session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_}, *device_),
+      diagnostics_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_}),
+      inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_},
                          [this] { return !gate_.closed(); }) {
   AddCollectors();
 }
@@ -186,12 +188,23 @@ GraphdServer::~GraphdServer() {
 Status GraphdServer::Start() {
   SetMaxTensorBytes(options_.max_tensor_bytes);
   executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // oneDNN's OpenMP teams
+  RETURN_IF_ERROR(tenancy::CheckExposure({{"--listen", options_.listen},
+                                          {"--http-listen", options_.http_listen},
+                                          {"--metrics-listen", options_.metrics_listen}},
+                                         !options_.tls_cert_file.empty(), tenants_.enabled(),
+                                         options_.allow_insecure_remote));
+  ASSIGN_OR_RETURN(std::shared_ptr<grpc::ServerCredentials> credentials,
+                   tenancy::MakeServerCredentials({.cert_file = options_.tls_cert_file,
+                                                   .key_file = options_.tls_key_file,
+                                                   .client_ca_file = options_.tls_client_ca_file,
+                                                   .reload_seconds = options_.tls_reload_seconds}));
+  RETURN_IF_ERROR(tenants_.Reload());
   // Served models load (and warm up) before the port opens: the server is ready when it listens.
   RETURN_IF_ERROR(models_.Start());
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options_.listen, grpc::InsecureServerCredentials(), &port_);
+  builder.AddListeningPort(options_.listen, credentials, &port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
   builder.RegisterService(&session_service_);
@@ -212,7 +225,7 @@ Status GraphdServer::Start() {
     }
   }
   if (!options_.http_listen.empty()) {
-    http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us},
+    http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_},
                                                    [this] { return !gate_.closed(); }, options_.max_message_bytes);
     if (Status s = http_->Start(options_.http_listen); !s.ok()) {
       grpc_server_->Shutdown();

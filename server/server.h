@@ -30,6 +30,7 @@
 #include "server/service/metrics_service.h"
 #include "server/service/session_service.h"
 #include "server/session_manager.h"
+#include "server/tenancy/tenants.h"
 
 namespace graphd::server {
 
@@ -44,6 +45,8 @@ class GraphdServer {
   Status Start();
   // Graceful stop, as described above. Returns when gRPC has stopped.
   void Drain();
+  // Reads the tenants file again (SIGHUP); on failure the tenants in force stay.
+  Status ReloadTenants() { return tenants_.Reload(); }
   // The bound port (useful with --listen host:0).
   int port() const { return port_; }
   // The HTTP/REST port (0 without --http-listen).
@@ -72,6 +75,7 @@ class GraphdServer {
   std::unique_ptr<const compiler::passes::Pipeline> gpu_passes_;
   SessionManager sessions_;
   CallGate gate_;
+  tenancy::Tenants tenants_;
   metrics::Registry metrics_;
   serving::ServingMetrics serving_metrics_{metrics_};
   models::ModelManager models_;

@@ -21,8 +21,8 @@ int64_t MicrosSince(Session::Clock::time_point start) {
 
 }  // namespace
 
-Session::Session(std::string handle, CompileContext compile)
-    : handle_(std::move(handle)), compile_(compile), modules_(compile), graphs_(compile) {
+Session::Session(std::string handle, CompileContext compile, std::string tenant)
+    : handle_(std::move(handle)), compile_(compile), tenant_(std::move(tenant)), modules_(compile), graphs_(compile) {
   run_content_ = compile_.Content(Fingerprinter(graph_content_).Add("tf1-run"));
   Touch();
 }

@@ -62,9 +62,11 @@ class Session {
   using Clock = std::chrono::steady_clock;
 
   // What `compile` refers to must outlive the session.
-  Session(std::string handle, CompileContext compile);
+  // `tenant`: who owns it ("" without tenants); only that tenant reaches it.
+  Session(std::string handle, CompileContext compile, std::string tenant = "");
 
   const std::string& handle() const { return handle_; }
+  const std::string& tenant() const { return tenant_; }
   // The device its functions are planned on (for a GPU session, the GPU device, which
   // places what it cannot run on the CPU).
   const executor::Device& device() const { return compile_.device; }
@@ -118,6 +120,7 @@ class Session {
 
   const std::string handle_;
   const CompileContext compile_;
+  const std::string tenant_;
   VariableStore variables_;
   SourceModules modules_;
   GraphFunctions graphs_;

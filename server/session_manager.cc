@@ -47,8 +47,8 @@ std::string SessionManager::NewHandle() const {
   return absl::BytesToHexString(bytes);
 }
 
-StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial,
-                                                          absl::string_view device) {
+StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial, absl::string_view device,
+                                                          absl::string_view tenant) {
   std::string type = absl::AsciiStrToUpper(device);
   const executor::Device* chosen = &device_;
   const compiler::CompileTarget* target = &cpu_target_;
@@ -78,7 +78,8 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
     }
   }
   auto session = std::make_shared<Session>(
-      NewHandle(), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner});
+      NewHandle(), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
+      std::string(tenant));
   RETURN_IF_ERROR(session->Extend(initial, 0).status());
   absl::MutexLock lock(&mu_);
   if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
@@ -103,19 +104,19 @@ std::shared_ptr<Session> SessionManager::CreateModelSession(const std::string& n
       });
 }
 
-StatusOr<std::shared_ptr<Session>> SessionManager::Get(absl::string_view handle) const {
+StatusOr<std::shared_ptr<Session>> SessionManager::Get(absl::string_view handle, absl::string_view tenant) const {
   absl::MutexLock lock(&mu_);
   auto it = sessions_.find(handle);
-  if (it == sessions_.end()) return NotFound(handle);
+  if (it == sessions_.end() || it->second->tenant() != tenant) return NotFound(handle);
   return it->second;
 }
 
-Status SessionManager::Close(absl::string_view handle) {
+Status SessionManager::Close(absl::string_view handle, absl::string_view tenant) {
   std::vector<std::shared_ptr<Session>> closed;  // destroyed outside the lock
   {
     absl::MutexLock lock(&mu_);
     auto it = sessions_.find(handle);
-    if (it == sessions_.end()) return NotFound(handle);
+    if (it == sessions_.end() || it->second->tenant() != tenant) return NotFound(handle);
     closed.push_back(std::move(it->second));
     sessions_.erase(it);
   }

@@ -53,15 +53,18 @@ class SessionManager {
   // `device` ("" or "cpu", or "gpu": FAILED_PRECONDITION "no GPU device" with the
   // probe's reason on a server without one, or naming why the GPU found cannot be
   // used). RESOURCE_EXHAUSTED at the limit; a graph error creates no session.
-  StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "");
+  // `tenant` owns it: Get and Close find it only for that tenant.
+  StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "",
+                                            absl::string_view tenant = "");
   // A CPU session for a served model version (server/models): not listed, not counted
   // against the limit, never expired. Its concrete functions are its own (an owner in
   // the function cache), erased when the last reference to it goes, so an unloaded
   // model's memory goes back.
   std::shared_ptr<Session> CreateModelSession(const std::string& name);
-  // NOT_FOUND "session <h> not found (closed, expired or on another replica)".
-  StatusOr<std::shared_ptr<Session>> Get(absl::string_view handle) const;
-  Status Close(absl::string_view handle);
+  // NOT_FOUND "session <h> not found (closed, expired or on another replica)", also
+  // for another tenant's session (its existence is not revealed).
+  StatusOr<std::shared_ptr<Session>> Get(absl::string_view handle, absl::string_view tenant = "") const;
+  Status Close(absl::string_view handle, absl::string_view tenant = "");
   // Closes sessions idle longer than the timeout at `now`; returns how many.
   int ExpireIdle(Session::Clock::time_point now);
   int size() const;

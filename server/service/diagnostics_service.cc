@@ -2,13 +2,19 @@
 
 #include "server/version.h"
 
+#include "server/service/status_codec.h"
+
 namespace graphd::server {
 
 grpc::ServerUnaryReactor* DiagnosticsServiceImpl::Echo(grpc::CallbackServerContext* ctx,
                                                        const v1::EchoRequest* req,
                                                        v1::EchoResponse* resp) {
-  resp->set_payload(req->payload());
   auto* reactor = ctx->DefaultReactor();
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) {
+    reactor->Finish(ToGrpcStatus(tenant.status(), ctx));
+    return reactor;
+  }
+  resp->set_payload(req->payload());
   reactor->Finish(grpc::Status::OK);
   return reactor;
 }
@@ -16,6 +22,11 @@ grpc::ServerUnaryReactor* DiagnosticsServiceImpl::Echo(grpc::CallbackServerConte
 grpc::ServerUnaryReactor* DiagnosticsServiceImpl::GetServerInfo(
     grpc::CallbackServerContext* ctx, const v1::GetServerInfoRequest*,
     v1::GetServerInfoResponse* resp) {
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) {
+    auto* reactor = ctx->DefaultReactor();
+    reactor->Finish(ToGrpcStatus(tenant.status(), ctx));
+    return reactor;
+  }
   resp->set_version(kVersion);
   resp->set_active_sessions(sessions_.size());
   const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();

@@ -4,13 +4,15 @@
 #define GRAPHD_SERVER_SERVICE_DIAGNOSTICS_SERVICE_H_
 
 #include "graphd/v1/diagnostics.grpc.pb.h"
+#include "server/service/pooled_call.h"
 #include "server/session_manager.h"
 
 namespace graphd::server {
 
 class DiagnosticsServiceImpl final : public v1::DiagnosticsService::CallbackService {
  public:
-  explicit DiagnosticsServiceImpl(const SessionManager& sessions) : sessions_(sessions) {}
+  // `env` (its tenants) decides who may call.
+  DiagnosticsServiceImpl(const SessionManager& sessions, PooledCall::Env env) : sessions_(sessions), env_(env) {}
 
   grpc::ServerUnaryReactor* Echo(grpc::CallbackServerContext* ctx, const v1::EchoRequest* req,
                                  v1::EchoResponse* resp) override;
@@ -20,6 +22,7 @@ class DiagnosticsServiceImpl final : public v1::DiagnosticsService::CallbackServ
 
  private:
   const SessionManager& sessions_;
+  const PooledCall::Env env_;
 };
 
 }  // namespace graphd::server

@@ -41,7 +41,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
                                                          const v1::LoadModuleRequest* req,
                                                          v1::LoadModuleResponse* resp) {
   return PooledCall::Start(ctx, env_, "LoadModule", req->session_handle(), [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     std::string filename = req->filename().empty() ? "<module>" : req->filename();
     ASSIGN_OR_RETURN(SourceModules::Loaded loaded,
                      session->source_modules().Load(req->source(), filename, session->variables(), call.token()));
@@ -61,7 +61,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
       call.token().TightenDeadline(CancellationToken::Clock::now() +
                                    std::chrono::milliseconds(req->options().timeout_in_ms()));
     }
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     std::vector<compiler::tracer::Value> args;
     for (int i = 0; i < req->args_size(); ++i) {
       ASSIGN_OR_RETURN(auto v, ValueFromProto(req->args(i), "argument " + std::to_string(i)));
@@ -100,8 +100,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext* ctx, const v1::ToCodeRequest* req,
                                                      v1::ToCodeResponse* resp) {
-  return PooledCall::Start(ctx, env_, "ToCode", req->session_handle(), [=, this](PooledCall&) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+  return PooledCall::Start(ctx, env_, "ToCode", req->session_handle(), [=, this](PooledCall& call) -> Status {
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     ASSIGN_OR_RETURN(std::string code, session->source_modules().ToCode(req->module_id(), req->function()));
     resp->set_code(code);
     return absl::OkStatus();
@@ -111,8 +111,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* SessionServiceImpl::DescribeFunction(grpc::CallbackServerContext* ctx,
                                                                const v1::DescribeFunctionRequest* req,
                                                                v1::DescribeFunctionResponse* resp) {
-  return PooledCall::Start(ctx, env_, "DescribeFunction", req->session_handle(), [=, this](PooledCall&) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+  return PooledCall::Start(ctx, env_, "DescribeFunction", req->session_handle(), [=, this](PooledCall& call) -> Status {
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     auto source = session->source_modules().Describe(req->module_id(), req->function(), req->include_graphs());
     if (!source.ok() && req->module_id() == 0 && absl::IsNotFound(source.status()) &&
         session->graph_functions().Contains(req->function())) {

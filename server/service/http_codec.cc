@@ -263,6 +263,10 @@ int HttpStatusOf(const Status& status) {
       return 400;
     case absl::StatusCode::kNotFound:
       return 404;
+    case absl::StatusCode::kUnauthenticated:
+      return 401;
+    case absl::StatusCode::kPermissionDenied:
+      return 403;
     case absl::StatusCode::kUnavailable:
       return 503;
     case absl::StatusCode::kResourceExhausted:

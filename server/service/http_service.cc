@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -22,6 +23,22 @@ constexpr char kModel[] = R"(/v2/models/([A-Za-z0-9_.\-]+)(?:/versions/([0-9]+))
 void Error(httplib::Response& res, const Status& status) {
   res.status = HttpStatusOf(status);
   res.set_content(HttpErrorJson(status), kJson);
+}
+
+// The caller's tenant from its Authorization header (anonymous without tenants).
+StatusOr<std::shared_ptr<const v1::Tenant>> Caller(const PooledCall::Env& env, const httplib::Request& req) {
+  static const tenancy::Tenants* none = new tenancy::Tenants("");
+  const tenancy::Tenants& tenants = env.tenants != nullptr ? *env.tenants : *none;
+  return tenants.Authenticate(req.get_header_value("Authorization"));
+}
+
+// PermissionDenied unless `tenant` may use `model`.
+Status MayUse(const v1::Tenant& tenant, const std::string& model) {
+  if (tenant.allowed_models().empty() || absl::c_linear_search(tenant.allowed_models(), model)) {
+    return absl::OkStatus();
+  }
+  return errors::Make(absl::StatusCode::kPermissionDenied,
+                      absl::StrCat("tenant '", tenant.name(), "' may not use model '", model, "'"));
 }
 
 std::string Match(const httplib::Request& req, size_t i) {
@@ -73,15 +90,21 @@ void HttpInferenceService::Routes() {
   h.Get("/v2/health/ready", [this](const httplib::Request&, httplib::Response& res) {
     res.status = ready_() ? 200 : 503;
   });
-  h.Get("/v2", [](const httplib::Request&, httplib::Response& res) {
+  h.Get("/v2", [this](const httplib::Request& req, httplib::Response& res) {
+    if (auto tenant = Caller(env_, req); !tenant.ok()) return Error(res, tenant.status());
     res.set_content(ServerMetadataJson(kVersion), kJson);
   });
   h.Get(kModel, [this](const httplib::Request& req, httplib::Response& res) {
+    auto tenant = Caller(env_, req);
+    if (!tenant.ok()) return Error(res, tenant.status());
+    if (Status s = MayUse(**tenant, Match(req, 1)); !s.ok()) return Error(res, s);
     auto model = models_.Find(Match(req, 1), Match(req, 2));
     if (!model.ok()) return Error(res, model.status());
     res.set_content(ModelMetadataJson(**model, models_.Versions((*model)->name())), kJson);
   });
   h.Get(std::string(kModel) + "/ready", [this](const httplib::Request& req, httplib::Response& res) {
+    auto tenant = Caller(env_, req);
+    if (!tenant.ok()) return Error(res, tenant.status());
     auto model = models_.Find(Match(req, 1), Match(req, 2));
     if (!model.ok()) return Error(res, model.status().code() == absl::StatusCode::kNotFound
                                            ? errors::InvalidArgument(model.status().message())
@@ -89,6 +112,9 @@ void HttpInferenceService::Routes() {
     res.status = ready_() ? 200 : 503;
   });
   h.Post(std::string(kModel) + "/infer", [this](const httplib::Request& req, httplib::Response& res) {
+    auto tenant = Caller(env_, req);
+    if (!tenant.ok()) return Error(res, tenant.status());
+    if (Status s = MayUse(**tenant, Match(req, 1)); !s.ok()) return Error(res, s);
     if (!env_.gate.TryEnter()) return Error(res, errors::Unavailable("the server is shutting down"));
     std::optional<size_t> header_length;
     if (req.has_header("Inference-Header-Content-Length")) {
@@ -121,7 +147,8 @@ void HttpInferenceService::Routes() {
     if (body.header_length) res.set_header("Inference-Header-Content-Length", std::to_string(*body.header_length));
     res.set_content(std::move(body.body), body.content_type.c_str());
   });
-  h.Post("/v2/repository/index", [this](const httplib::Request&, httplib::Response& res) {
+  h.Post("/v2/repository/index", [this](const httplib::Request& req, httplib::Response& res) {
+    if (auto tenant = Caller(env_, req); !tenant.ok()) return Error(res, tenant.status());
     std::string json = "[";
     for (const models::ModelIndexEntry& e : models_.Index()) {
       if (json.size() > 1) json += ",";
@@ -133,6 +160,7 @@ void HttpInferenceService::Routes() {
   });
   h.Post(R"(/v2/repository/models/([A-Za-z0-9_.\-]+)/(load|unload))",
          [this](const httplib::Request& req, httplib::Response& res) {
+           if (auto tenant = Caller(env_, req); !tenant.ok()) return Error(res, tenant.status());
            Status s = Match(req, 2) == "load" ? models_.Load(Match(req, 1)) : models_.Unload(Match(req, 1));
            if (!s.ok()) return Error(res, s);
            res.set_content("{}", kJson);

@@ -2,6 +2,7 @@
 
 #include <atomic>
 
+#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/models/datatypes.h"
@@ -17,6 +18,15 @@ grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx, const Status&
   auto* reactor = ctx->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status, ctx));
   return reactor;
+}
+
+// PermissionDenied unless `tenant` may call `model` (its allowed_models; empty: all).
+Status Allowed(const v1::Tenant& tenant, absl::string_view model) {
+  if (tenant.allowed_models().empty() || absl::c_linear_search(tenant.allowed_models(), model)) {
+    return absl::OkStatus();
+  }
+  return errors::Make(absl::StatusCode::kPermissionDenied,
+                      absl::StrCat("tenant '", tenant.name(), "' may not use model '", model, "'"));
 }
 
 void TensorMetadata(const models::TensorInfo& t, inference::ModelMetadataResponse::TensorMetadata* out) {
@@ -67,6 +77,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ServerReady(grpc::CallbackServer
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelReady(grpc::CallbackServerContext* ctx,
                                                            const inference::ModelReadyRequest* req,
                                                            inference::ModelReadyResponse* resp) {
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
   auto model = models_.Find(req->name(), req->version());
   if (!model.ok() && model.status().code() == absl::StatusCode::kInvalidArgument) return Finish(ctx, model.status());
   resp->set_ready(model.ok() && ready_());
@@ -76,6 +87,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelReady(grpc::CallbackServerC
 grpc::ServerUnaryReactor* InferenceServiceImpl::ServerMetadata(grpc::CallbackServerContext* ctx,
                                                                const inference::ServerMetadataRequest*,
                                                                inference::ServerMetadataResponse* resp) {
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
   resp->set_name("graphd");
   resp->set_version(kVersion);
   resp->add_extensions("model_repository");
@@ -86,6 +98,9 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ServerMetadata(grpc::CallbackSer
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelMetadata(grpc::CallbackServerContext* ctx,
                                                               const inference::ModelMetadataRequest* req,
                                                               inference::ModelMetadataResponse* resp) {
+  auto tenant = PooledCall::Authenticate(ctx, env_);
+  if (!tenant.ok()) return Finish(ctx, tenant.status());
+  if (Status allowed = Allowed(**tenant, req->name()); !allowed.ok()) return Finish(ctx, allowed);
   auto model = models_.Find(req->name(), req->version());
   if (!model.ok()) return Finish(ctx, model.status());
   const models::ServedModel& m = **model;
@@ -103,6 +118,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
   // A small request may run on the gRPC thread when its model ran quickly last time
   // (pooled_call.h); a batched model's request is only queued there.
   return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), [=, this](PooledCall& call) -> Status {
+    RETURN_IF_ERROR(Allowed(call.tenant_config(), req->model_name()));
     ASSIGN_OR_RETURN(serving::InferRequest request, InferRequestFromProto(*req));
     // `done` runs before Infer returns (the result is returned from here, so that a
     // NotQuick() attempt goes on to the pool), or later from a batch (it finishes the
@@ -132,6 +148,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelStatistics(grpc::CallbackServerContext* ctx,
                                                                 const inference::ModelStatisticsRequest* req,
                                                                 inference::ModelStatisticsResponse* resp) {
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
   std::vector<std::string> names;
   if (!req->name().empty()) {
     names.push_back(req->name());
@@ -160,6 +177,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelStatistics(grpc::CallbackSe
 grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryIndex(grpc::CallbackServerContext* ctx,
                                                                 const inference::RepositoryIndexRequest* req,
                                                                 inference::RepositoryIndexResponse* resp) {
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
   for (const models::ModelIndexEntry& e : models_.Index()) {
     if (req->ready() && e.state != "READY") continue;
     auto* out = resp->add_models();

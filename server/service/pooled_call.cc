@@ -24,9 +24,28 @@ PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate,
   }
 }
 
+StatusOr<std::shared_ptr<const v1::Tenant>> PooledCall::Authenticate(grpc::CallbackServerContext* context,
+                                                                     const Env& env) {
+  static const tenancy::Tenants* none = new tenancy::Tenants("");
+  const tenancy::Tenants& tenants = env.tenants != nullptr ? *env.tenants : *none;
+  if (!tenants.enabled()) return tenants.Authenticate("");  // the anonymous tenant, no metadata read
+  absl::string_view authorization;
+  const auto& metadata = context->client_metadata();
+  if (auto it = metadata.find("authorization"); it != metadata.end()) {
+    authorization = absl::string_view(it->second.data(), it->second.size());
+  }
+  return tenants.Authenticate(authorization);
+}
+
 grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context, const Env& env,
                                             const char* method, std::string session, Work work,
                                             bool may_run_inline) {
+  auto tenant = Authenticate(context, env);
+  if (!tenant.ok()) {
+    auto* call = new PooledCall(context, nullptr, method, std::move(session));
+    call->Finish(ToGrpcStatus(tenant.status(), context));
+    return call;
+  }
   if (!env.gate.TryEnter()) {
     auto* call = new PooledCall(context, nullptr, method, std::move(session));
     call->Finish(ToGrpcStatus(errors::Unavailable("the server is shutting down; retry on another replica"),
@@ -34,6 +53,7 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
     return call;
   }
   auto* call = new PooledCall(context, &env.gate, method, std::move(session));
+  call->tenant_ = *std::move(tenant);
   if (may_run_inline && env.inline_us > 0 && env.pool.TryBeginInline()) {
     call->quick_us_ = env.inline_us;
     bool finished;

@@ -22,6 +22,7 @@
 #include "core/cancellation.h"
 #include "executor/runtime/thread_pool.h"
 #include "server/service/call_gate.h"
+#include "server/tenancy/tenants.h"
 
 namespace graphd::server {
 
@@ -36,11 +37,19 @@ class PooledCall : public grpc::ServerUnaryReactor {
     CallGate& gate;
     // Longest latest run of a plan that may run on the gRPC thread; 0: never.
     int64_t inline_us = 0;
+    // Who may call (null or disabled: everyone, as the anonymous tenant "").
+    const tenancy::Tenants* tenants = nullptr;
   };
+
+  // The tenant `context`'s `authorization: Bearer TOKEN` metadata names (see
+  // tenancy/tenants.h); Unauthenticated when it names none.
+  static StatusOr<std::shared_ptr<const v1::Tenant>> Authenticate(grpc::CallbackServerContext* context,
+                                                                  const Env& env);
 
   // Schedules `work` on the pool (first trying it inline when `may_run_inline`; see
   // above) and returns the reactor for the handler to return. While the gate is
-  // closed (draining) the call fails with UNAVAILABLE at once. `work` may run twice:
+  // closed (draining) the call fails with UNAVAILABLE at once, and without a valid
+  // token (when the server has tenants) with UNAUTHENTICATED. `work` may run twice:
   // once inline returning NotQuick() having done nothing, then on the pool.
   static grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context, const Env& env,
                                          const char* method, std::string session, Work work,
@@ -54,6 +63,9 @@ class PooledCall : public grpc::ServerUnaryReactor {
   void FinishDeferred(const Status& status);
 
   CancellationToken& token() { return token_; }
+  // The caller's tenant ("" without tenants).
+  const std::string& tenant() const { return tenant_->name(); }
+  const v1::Tenant& tenant_config() const { return *tenant_; }
   bool ran_inline() const { return quick_us_ > 0; }
   // Microseconds between the RPC's arrival and its work starting.
   int64_t queue_us() const { return queue_us_; }
@@ -83,6 +95,7 @@ class PooledCall : public grpc::ServerUnaryReactor {
   int64_t queue_us_ = 0;
   int64_t quick_us_ = 0;
   CancellationToken token_;
+  std::shared_ptr<const v1::Tenant> tenant_;
 };
 
 }  // namespace graphd::server

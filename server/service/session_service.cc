@@ -46,9 +46,9 @@ bool SmallRequest(const google::protobuf::Message& req) { return req.ByteSizeLon
 grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServerContext* ctx,
                                                             const v1::CreateSessionRequest* req,
                                                             v1::CreateSessionResponse* resp) {
-  return PooledCall::Start(ctx, env_, "CreateSession", "", [=, this](PooledCall&) -> Status {
+  return PooledCall::Start(ctx, env_, "CreateSession", "", [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device(), call.tenant()));
     resp->set_session_handle(session->handle());
     resp->set_graph_version(session->graph_version());
     return absl::OkStatus();
@@ -59,8 +59,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ExtendSession(grpc::CallbackServer
                                                             const v1::ExtendSessionRequest* req,
                                                             v1::ExtendSessionResponse* resp) {
   return PooledCall::Start(ctx, env_, "ExtendSession", req->session_handle(),
-                           [=, this](PooledCall&) -> Status {
-                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+                           [=, this](PooledCall& call) -> Status {
+                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
                              ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
                              ASSIGN_OR_RETURN(int64_t version,
                                               session->Extend(def, req->current_graph_version()));
@@ -74,7 +74,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
   return PooledCall::Start(ctx, env_, "Run", req->session_handle(),
                            [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     std::vector<std::string> feed_names;
     std::vector<Tensor> feeds;
     for (const v1::NamedTensor& feed : req->feed()) {
@@ -105,7 +105,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerC
                                                            v1::MakeCallableResponse* resp) {
   return PooledCall::Start(ctx, env_, "MakeCallable", req->session_handle(),
                            [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     const v1::CallableOptions& o = req->options();
     ASSIGN_OR_RETURN(int64_t handle,
                      session->MakeCallable(SignatureOf(o.feed(), o.fetch(), o.target()), call.token()));
@@ -120,7 +120,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
   return PooledCall::Start(ctx, env_, "RunCallable", req->session_handle(),
                            [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     std::vector<Tensor> feeds;
     for (int i = 0; i < req->feed_size(); ++i) {
       ASSIGN_OR_RETURN(Tensor t, TensorFromProto(req->feed(i), absl::StrCat("feed #", i)));
@@ -140,8 +140,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServ
                                                               const v1::ReleaseCallableRequest* req,
                                                               v1::ReleaseCallableResponse*) {
   return PooledCall::Start(ctx, env_, "ReleaseCallable", req->session_handle(),
-                           [=, this](PooledCall&) -> Status {
-                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle()));
+                           [=, this](PooledCall& call) -> Status {
+                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
                              return session->ReleaseCallable(req->handle());
                            });
 }
@@ -150,8 +150,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerC
                                                            const v1::CloseSessionRequest* req,
                                                            v1::CloseSessionResponse*) {
   return PooledCall::Start(ctx, env_, "CloseSession", req->session_handle(),
-                           [=, this](PooledCall&) {
-                             Status closed = sessions_.Close(req->session_handle());
+                           [=, this](PooledCall& call) {
+                             Status closed = sessions_.Close(req->session_handle(), call.tenant());
                              ReleaseFreeMemory();  // its plans and buffers
                              return closed;
                            });
@@ -160,6 +160,11 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerC
 grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerContext* ctx,
                                                           const v1::ListDevicesRequest*,
                                                           v1::ListDevicesResponse* resp) {
+  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) {
+    auto* reactor = ctx->DefaultReactor();
+    reactor->Finish(ToGrpcStatus(tenant.status(), ctx));
+    return reactor;
+  }
   const executor::DeviceInfo& info = device_.info();
   v1::DeviceAttributes* d = resp->add_device();
   d->set_name(info.name);

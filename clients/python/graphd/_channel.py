@@ -29,9 +29,11 @@ def parse_target(target):
             return target
     if target.startswith("grpc://"):
         target = target[len("grpc://"):].rstrip("/")
+    elif target.startswith("grpcs://"):
+        target = target[len("grpcs://"):].rstrip("/")
     elif "://" in target:
-        raise ValueError("unsupported target scheme in %r (use host:port or "
-                         "grpc://host:port)" % target)
+        raise ValueError("unsupported target scheme in %r (use host:port, grpc://host:port "
+                         "or grpcs://host:port)" % target)
     if not target:
         raise ValueError("empty graphd target (expected host:port or grpc://host:port)")
     if target.startswith("["):  # [v6]:port or [v6]
@@ -46,6 +48,21 @@ def parse_target(target):
     return target
 
 
-def make_channel(target):
-    """Opens an insecure channel to ``target`` (see parse_target)."""
-    return grpc.insecure_channel(parse_target(target), options=CHANNEL_OPTIONS)
+def make_channel(target, root_certificates=None, private_key=None, certificate_chain=None):
+    """Opens a channel to ``target`` (see parse_target): TLS when the target is
+    ``grpcs://...`` or any certificate is given (``root_certificates`` None: the
+    system's roots; ``private_key`` and ``certificate_chain``: a client certificate
+    for mutual TLS, PEM bytes), else plaintext."""
+    secure = target.strip().startswith("grpcs://") or any(
+        x is not None for x in (root_certificates, private_key, certificate_chain))
+    if not secure:
+        return grpc.insecure_channel(parse_target(target), options=CHANNEL_OPTIONS)
+    credentials = grpc.ssl_channel_credentials(root_certificates=_pem(root_certificates),
+                                               private_key=_pem(private_key),
+                                               certificate_chain=_pem(certificate_chain))
+    return grpc.secure_channel(parse_target(target), credentials, options=CHANNEL_OPTIONS)
+
+
+def _pem(value):
+    """PEM bytes from bytes, str, or None."""
+    return value.encode() if isinstance(value, str) else value

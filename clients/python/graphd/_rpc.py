@@ -4,6 +4,8 @@ Every call goes through :meth:`Connection.call`, which applies the default
 deadline and turns ``grpc.RpcError`` into :mod:`graphd.errors` exceptions.
 """
 
+import os
+
 import grpc
 
 from graphd import _channel
@@ -18,14 +20,20 @@ class Connection:
     """A channel to one server plus its SessionService, DiagnosticsService and
     Health stubs. Thread-safe (gRPC channels and stubs are)."""
 
-    def __init__(self, target, timeout=None):
+    _metadata = None  # sent with every call: the bearer token, when there is one
+
+    def __init__(self, target, timeout=None, token=None, root_certificates=None, private_key=None,
+                 certificate_chain=None):
         # Generated modules are imported here, not at module import, so that
         # importing graphd works (and says what is missing) without stubs.
         from graphd.v1 import diagnostics_pb2_grpc, health_pb2_grpc, session_pb2_grpc
 
         self.target = _channel.parse_target(target)
         self.timeout = timeout
-        self.channel = _channel.make_channel(self.target)
+        self.channel = _channel.make_channel(target, root_certificates, private_key, certificate_chain)
+        # The tenant's bearer token (graphd --tenants-file): the argument, else $GRAPHD_TOKEN.
+        token = token if token is not None else os.environ.get("GRAPHD_TOKEN") or None
+        self._metadata = (("authorization", "Bearer " + token),) if token else None
         self.session_stub = session_pb2_grpc.SessionServiceStub(self.channel)
         self.diagnostics_stub = diagnostics_pb2_grpc.DiagnosticsServiceStub(self.channel)
         self.health_stub = health_pb2_grpc.HealthStub(self.channel)
@@ -40,6 +48,8 @@ class Connection:
         """
         if timeout is None:
             timeout = self.timeout
+        if self._metadata:
+            metadata = self._metadata + tuple(metadata or ())
         try:
             response = method(request, timeout=timeout, metadata=metadata)
         except grpc.RpcError as e:

@@ -32,11 +32,13 @@ class Client:
     Thread-safe.
     """
 
-    def __init__(self, target, timeout=None, device=""):
+    def __init__(self, target, timeout=None, device="", token=None, root_certificates=None, private_key=None,
+                 certificate_chain=None):
         from graphd.v1 import session_pb2
 
         self._closed = True  # until CreateSession succeeded
-        self._conn = _rpc.Connection(target, timeout=timeout)
+        self._conn = _rpc.Connection(target, timeout=timeout, token=token, root_certificates=root_certificates,
+                                     private_key=private_key, certificate_chain=certificate_chain)
         self._lock = threading.Lock()
         try:
             request = session_pb2.CreateSessionRequest(
@@ -187,14 +189,19 @@ def default_device(device):
     return device or os.environ.get("GRAPHD_DEVICE", "")
 
 
-def connect(target, timeout=None, device=""):
-    """Connects to a graphd server at ``target`` ("host:port" or
-    "grpc://host:port") and opens a session. ``timeout`` is the default
+def connect(target, timeout=None, device="", token=None, root_certificates=None, private_key=None,
+            certificate_chain=None):
+    """Connects to a graphd server at ``target`` ("host:port", "grpc://host:port", or
+    "grpcs://host:port" for TLS) and opens a session. ``timeout`` is the default
     per-RPC deadline in seconds. ``device``: "" or "cpu", or "gpu" (ops with a
     GPU kernel run on the GPU, the rest on the CPU; FAILED_PRECONDITION "no GPU
     device" on a server without one); "" means ``$GRAPHD_DEVICE`` or the CPU.
+    ``token``: the tenant's bearer token (default ``$GRAPHD_TOKEN``). TLS:
+    ``root_certificates`` (PEM; None: the system's roots), and for mutual TLS
+    ``private_key`` and ``certificate_chain``; any of them (or grpcs://) turns TLS on.
     Returns a :class:`Client`."""
-    return Client(target, timeout=timeout, device=device)
+    return Client(target, timeout=timeout, device=device, token=token, root_certificates=root_certificates,
+                  private_key=private_key, certificate_chain=certificate_chain)
 
 
 def health(target, service="", timeout=5.0):

@@ -80,13 +80,15 @@ def _feed_proto(name, dtype, value):
 class Session:
     """A session on a graphd server, running ``graph`` (default: the default graph).
 
-    target: "host:port" or "grpc://host:port" (default: $GRAPHD_TARGET).
+    target: "host:port", "grpc://host:port" or "grpcs://host:port" (default: $GRAPHD_TARGET).
+    token, root_certificates, private_key, certificate_chain: as :func:`graphd.connect`.
     config: a ConfigProto (or dict); ``operation_timeout_in_ms`` sets the
     default run timeout. device: "cpu" or "gpu" (ops without a GPU kernel run
     on the CPU); None/"" = $GRAPHD_DEVICE, else the server's CPU. Thread-safe: runs from many threads may share one Session.
     """
 
-    def __init__(self, target="", graph=None, config=None, device=None):
+    def __init__(self, target="", graph=None, config=None, device=None, token=None, root_certificates=None,
+                 private_key=None, certificate_chain=None):
         target = target or os.environ.get("GRAPHD_TARGET", "")
         if not target:
             raise ValueError("graphd.v1.Session needs a server target (host:port or "
@@ -96,7 +98,8 @@ class Session:
         self._default_timeout = _default_timeout(config)
         self._lock = threading.Lock()      # graph shipping and close
         self._callables = set()
-        self._conn = _rpc.Connection(target)
+        self._conn = _rpc.Connection(target, token=token, root_certificates=root_certificates,
+                                     private_key=private_key, certificate_chain=certificate_chain)
         pb = _pb()
         try:
             sent = self._graph._shipping_mark()
