@@ -76,6 +76,7 @@ class GraphdServer {
   SessionManager sessions_;
   CallGate gate_;
   tenancy::Tenants tenants_;
+  tenancy::Usage usage_;
   metrics::Registry metrics_;
   serving::ServingMetrics serving_metrics_{metrics_};
   models::ModelManager models_;

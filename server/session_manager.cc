@@ -47,8 +47,26 @@ std::string SessionManager::NewHandle() const {
   return absl::BytesToHexString(bytes);
 }
 
+Status SessionManager::CheckLimits(absl::string_view tenant, int64_t tenant_max) const {
+  if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
+    return errors::ResourceExhausted(absl::StrCat("the server already has ", sessions_.size(),
+                                                  " open sessions (--max-sessions=", limits_.max_sessions,
+                                                  "); close one or retry later"));
+  }
+  if (tenant_max > 0) {
+    int64_t mine = 0;
+    for (const auto& [handle, s] : sessions_) mine += s->tenant() == tenant;
+    if (mine >= tenant_max) {
+      return errors::ResourceExhausted(absl::StrCat("tenant '", tenant, "' has ", mine,
+                                                    " open sessions, its max_sessions quota is ", tenant_max,
+                                                    "; close one first"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial, absl::string_view device,
-                                                          absl::string_view tenant) {
+                                                          absl::string_view tenant, int64_t tenant_max_sessions) {
   std::string type = absl::AsciiStrToUpper(device);
   const executor::Device* chosen = &device_;
   const compiler::CompileTarget* target = &cpu_target_;
@@ -71,22 +89,14 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
   }
   {
     absl::MutexLock lock(&mu_);
-    if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
-      return errors::ResourceExhausted(absl::StrCat(
-          "the server already has ", sessions_.size(), " open sessions (--max-sessions=",
-          limits_.max_sessions, "); close one or retry later"));
-    }
+    RETURN_IF_ERROR(CheckLimits(tenant, tenant_max_sessions));
   }
   auto session = std::make_shared<Session>(
       NewHandle(), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
       std::string(tenant));
   RETURN_IF_ERROR(session->Extend(initial, 0).status());
   absl::MutexLock lock(&mu_);
-  if (static_cast<int>(sessions_.size()) >= limits_.max_sessions) {
-    return errors::ResourceExhausted(absl::StrCat("the server already has ", sessions_.size(),
-                                                  " open sessions (--max-sessions=",
-                                                  limits_.max_sessions, ")"));
-  }
+  RETURN_IF_ERROR(CheckLimits(tenant, tenant_max_sessions));
   sessions_.emplace(session->handle(), session);
   return session;
 }

@@ -54,8 +54,9 @@ class SessionManager {
   // probe's reason on a server without one, or naming why the GPU found cannot be
   // used). RESOURCE_EXHAUSTED at the limit; a graph error creates no session.
   // `tenant` owns it: Get and Close find it only for that tenant.
+  // `tenant_max_sessions` (0: none) is the tenant's max_sessions quota.
   StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "",
-                                            absl::string_view tenant = "");
+                                            absl::string_view tenant = "", int64_t tenant_max_sessions = 0);
   // A CPU session for a served model version (server/models): not listed, not counted
   // against the limit, never expired. Its concrete functions are its own (an owner in
   // the function cache), erased when the last reference to it goes, so an unloaded
@@ -80,6 +81,8 @@ class SessionManager {
 
  private:
   std::string NewHandle() const;
+  // ResourceExhausted when the server, or `tenant` (at `tenant_max`), is at its limit.
+  Status CheckLimits(absl::string_view tenant, int64_t tenant_max) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const SessionLimits limits_;
   const executor::Device& device_;

@@ -52,8 +52,18 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
                               context));
     return call;
   }
+  const bool counted = env.usage != nullptr && (*tenant)->max_concurrent_calls() > 0;  // no quota: nothing to count
+  if (counted) {
+    if (Status quota = env.usage->BeginCall((*tenant)->name(), (*tenant)->max_concurrent_calls()); !quota.ok()) {
+      env.gate.Exit();
+      auto* call = new PooledCall(context, nullptr, method, std::move(session));
+      call->Finish(ToGrpcStatus(quota, context));
+      return call;
+    }
+  }
   auto* call = new PooledCall(context, &env.gate, method, std::move(session));
   call->tenant_ = *std::move(tenant);
+  call->usage_ = counted ? env.usage : nullptr;
   if (may_run_inline && env.inline_us > 0 && env.pool.TryBeginInline()) {
     call->quick_us_ = env.inline_us;
     bool finished;
@@ -70,6 +80,7 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
 }
 
 void PooledCall::OnDone() {
+  if (usage_ != nullptr) usage_->EndCall(tenant_->name());
   if (gate_ != nullptr) gate_->Exit();
   delete this;
 }

@@ -23,6 +23,7 @@
 #include "executor/runtime/thread_pool.h"
 #include "server/service/call_gate.h"
 #include "server/tenancy/tenants.h"
+#include "server/tenancy/usage.h"
 
 namespace graphd::server {
 
@@ -39,6 +40,8 @@ class PooledCall : public grpc::ServerUnaryReactor {
     int64_t inline_us = 0;
     // Who may call (null or disabled: everyone, as the anonymous tenant "").
     const tenancy::Tenants* tenants = nullptr;
+    // Each tenant's calls running, against its max_concurrent_calls (null: not counted).
+    tenancy::Usage* usage = nullptr;
   };
 
   // The tenant `context`'s `authorization: Bearer TOKEN` metadata names (see
@@ -48,8 +51,9 @@ class PooledCall : public grpc::ServerUnaryReactor {
 
   // Schedules `work` on the pool (first trying it inline when `may_run_inline`; see
   // above) and returns the reactor for the handler to return. While the gate is
-  // closed (draining) the call fails with UNAVAILABLE at once, and without a valid
-  // token (when the server has tenants) with UNAUTHENTICATED. `work` may run twice:
+  // closed (draining) the call fails with UNAVAILABLE at once, without a valid token
+  // (when the server has tenants) with UNAUTHENTICATED, and past the tenant's
+  // max_concurrent_calls with RESOURCE_EXHAUSTED. `work` may run twice:
   // once inline returning NotQuick() having done nothing, then on the pool.
   static grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context, const Env& env,
                                          const char* method, std::string session, Work work,
@@ -89,6 +93,7 @@ class PooledCall : public grpc::ServerUnaryReactor {
 
   grpc::CallbackServerContext* context_;
   CallGate* gate_;  // nullptr when the gate refused the call
+  tenancy::Usage* usage_ = nullptr;  // set when the call was counted against its tenant
   const char* method_;
   std::string session_;
   Clock::time_point arrived_;

@@ -48,7 +48,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServer
                                                             v1::CreateSessionResponse* resp) {
   return PooledCall::Start(ctx, env_, "CreateSession", "", [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device(), call.tenant(), call.tenant_config().max_sessions()));
     resp->set_session_handle(session->handle());
     resp->set_graph_version(session->graph_version());
     return absl::OkStatus();

@@ -205,3 +205,52 @@ def test_the_safe_default_refuses_remote_plaintext(start_server):
             time.sleep(0.1)
     finally:
         _stop(proc)
+
+
+def test_session_and_concurrent_call_quotas(tmp_path, start_server):
+    tenants = tmp_path / "tenants.pbtxt"
+    digest = hashlib.sha256(b"token-q").hexdigest()
+    tenants.write_text('tenant { name: "q" token_sha256: "%s" max_sessions: 2 max_concurrent_calls: 1 }\n'
+                       'tenant { name: "free" token_sha256: "%s" }\n'
+                       % (digest, hashlib.sha256(b"token-f").hexdigest()))
+    server = start_server("--tenants-file", str(tenants))
+    a = graphd.connect(server.target, token="token-q")
+    b = graphd.connect(server.target, token="token-q")
+    try:
+        with pytest.raises(graphd.errors.ResourceExhaustedError, match="max_sessions quota is 2"):
+            graphd.connect(server.target, token="token-q")
+        with graphd.connect(server.target, token="token-f") as other:  # other tenants are not affected
+            assert other.list_devices()
+        # One call at a time: a slow call holds the slot while another is refused.
+        import threading
+        module = a.load_module(
+            "import tensorflow as tf\n"
+            "@tf.function\n"
+            "def slow(n):\n"
+            "    i = tf.constant(0)\n"
+            "    while i < n:\n"
+            "        i += 1\n"
+            "    return i\n")
+        done = []
+        t = threading.Thread(target=lambda: done.append(module.slow(np.int32(5_000_000))))
+        t.start()
+        refused = None
+        deadline = time.monotonic() + 20
+        while t.is_alive() and time.monotonic() < deadline:
+            try:
+                b.echo(b"x")  # not counted: cheap diagnostics
+                b.list_devices()
+                b.load_module("x = 1\n")
+            except graphd.errors.ResourceExhaustedError as e:
+                refused = e
+                break
+            time.sleep(0.01)
+        t.join(120)
+        assert refused is not None and "max_concurrent_calls quota is 1" in str(refused)
+        assert b.load_module("y = 2\n") is not None  # the slot is free again
+    finally:
+        a.close()
+        b.close()
+    # Closed sessions free the quota.
+    with graphd.connect(server.target, token="token-q"):
+        pass
