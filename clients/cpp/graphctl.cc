@@ -1,10 +1,13 @@
 // graphctl: command-line client for graphd.
 //   graphctl health  [--target HOST:PORT] [--service NAME]   exit 0 when SERVING
+//   every command: [--token T] [--tls-roots PEM] [--tls-key PEM --tls-cert PEM] (grpcs:// targets: TLS)
 //   graphctl devices [--target HOST:PORT]
 //   graphctl graph   --session S --function F [--module N] [--format dot|svg] [--index I] [-o FILE]
 //   graphctl models  [--target HOST:PORT]            the model repository: name, version, state
 //   graphctl load NAME / graphctl unload NAME         (--model-control-mode=explicit)
 #include <cstdio>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "CLI/CLI.hpp"
@@ -28,6 +31,13 @@ int main(int argc, char** argv) {
   app.add_option("--target", target, "Server address, HOST:PORT or grpc://HOST:PORT")
       ->envname("GRAPHD_TARGET")->capture_default_str();
   app.add_option("--timeout-ms", timeout_ms, "Deadline per call")->capture_default_str();
+  graphd::client::ClientOptions options;
+  std::string root_file, key_file, cert_file;
+  app.add_option("--token", options.token, "The tenant's bearer token")->envname("GRAPHD_TOKEN");
+  app.add_option("--tls-roots", root_file, "PEM roots to verify the server with (implies TLS; default: the system's)")
+      ->envname("GRAPHD_TLS_ROOTS");
+  app.add_option("--tls-key", key_file, "PEM client key for mutual TLS")->envname("GRAPHD_TLS_KEY");
+  app.add_option("--tls-cert", cert_file, "PEM client certificate chain for mutual TLS")->envname("GRAPHD_TLS_CERT");
 
   std::string service;
   auto* health = app.add_subcommand("health", "Ask the health service; exit 0 when SERVING");
@@ -51,10 +61,26 @@ int main(int argc, char** argv) {
   unload->add_option("name", model_name, "Model name")->required();
   for (auto* sub : {health, devices, graph, models, load, unload}) {
     sub->add_option("--target", target, "Server address")->envname("GRAPHD_TARGET");
+    sub->add_option("--token", options.token, "The tenant's bearer token");
+    sub->add_option("--tls-roots", root_file, "PEM roots (implies TLS)");
+    sub->add_option("--tls-key", key_file, "PEM client key (mutual TLS)");
+    sub->add_option("--tls-cert", cert_file, "PEM client certificate chain (mutual TLS)");
   }
   CLI11_PARSE(app, argc, argv);
 
-  graphd::client::Client client(target, {.timeout = std::chrono::milliseconds(timeout_ms)});
+  options.timeout = std::chrono::milliseconds(timeout_ms);
+  for (auto [path, out] : {std::pair{&root_file, &options.root_certificates}, std::pair{&key_file, &options.private_key},
+                           std::pair{&cert_file, &options.certificate_chain}}) {
+    if (path->empty()) continue;
+    std::ifstream in(*path);
+    if (!in) {
+      std::fprintf(stderr, "graphctl: cannot read %s\n", path->c_str());
+      return 2;
+    }
+    out->assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    options.tls = true;
+  }
+  graphd::client::Client client(target, options);
   if (health->parsed()) {
     auto status = client.Health(service);
     if (!status.ok()) return Fail(status.status(), target);

@@ -19,8 +19,9 @@ absl::StatusOr<Resp> Invoke(Fn fn) {
 }  // namespace
 
 std::string NormalizeTarget(const std::string& target) {
-  constexpr char kScheme[] = "grpc://";
-  if (target.rfind(kScheme, 0) == 0) return target.substr(sizeof(kScheme) - 1);
+  for (const std::string scheme : {"grpc://", "grpcs://"}) {
+    if (target.rfind(scheme, 0) == 0) return target.substr(scheme.size());
+  }
   return target;
 }
 
@@ -29,7 +30,17 @@ Client::Client(std::string target, ClientOptions options)
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
-  channel_ = grpc::CreateCustomChannel(target_, grpc::InsecureChannelCredentials(), args);
+  const bool tls = options_.tls || target.rfind("grpcs://", 0) == 0 || !options_.root_certificates.empty() ||
+                   !options_.private_key.empty();
+  std::shared_ptr<grpc::ChannelCredentials> credentials = grpc::InsecureChannelCredentials();
+  if (tls) {
+    grpc::SslCredentialsOptions ssl;
+    ssl.pem_root_certs = options_.root_certificates;
+    ssl.pem_private_key = options_.private_key;
+    ssl.pem_cert_chain = options_.certificate_chain;
+    credentials = grpc::SslCredentials(ssl);
+  }
+  channel_ = grpc::CreateCustomChannel(target_, credentials, args);
   sessions_ = v1::SessionService::NewStub(channel_);
   diagnostics_ = v1::DiagnosticsService::NewStub(channel_);
   health_ = grpc::health::v1::Health::NewStub(channel_);
@@ -38,6 +49,7 @@ Client::Client(std::string target, ClientOptions options)
 
 void Client::Prepare(grpc::ClientContext& ctx) const {
   if (options_.timeout) ctx.set_deadline(std::chrono::system_clock::now() + *options_.timeout);
+  if (!options_.token.empty()) ctx.AddMetadata("authorization", "Bearer " + options_.token);
 }
 
 absl::StatusOr<std::string> Client::Health(const std::string& service) {

@@ -23,12 +23,20 @@ namespace graphd::client {
 struct ClientOptions {
   // Per-call deadline; nullopt for none.
   std::optional<std::chrono::milliseconds> timeout = std::chrono::seconds(30);
+  // The tenant's bearer token ("": none), sent as `authorization: Bearer TOKEN`.
+  std::string token;
+  // TLS (a "grpcs://" target, or any of these set): PEM contents of the roots ("": the
+  // system's), and a client key and certificate chain for mutual TLS.
+  bool tls = false;
+  std::string root_certificates;
+  std::string private_key;
+  std::string certificate_chain;
 };
 
 class Client {
  public:
-  // `target` is "host:port" or "grpc://host:port". Connecting is lazy: errors show
-  // on the first call.
+  // `target` is "host:port", "grpc://host:port" or "grpcs://host:port" (TLS).
+  // Connecting is lazy: errors show on the first call.
   explicit Client(std::string target, ClientOptions options = {});
 
   // "SERVING", "NOT_SERVING", "SERVICE_UNKNOWN" or "UNKNOWN".
@@ -63,7 +71,7 @@ class Client {
   std::unique_ptr<inference::GRPCInferenceService::Stub> inference_;
 };
 
-// Strips an optional "grpc://" prefix.
+// Strips an optional "grpc://" or "grpcs://" prefix.
 std::string NormalizeTarget(const std::string& target);
 
 }  // namespace graphd::client

@@ -254,3 +254,20 @@ def test_session_and_concurrent_call_quotas(tmp_path, start_server):
     # Closed sessions free the quota.
     with graphd.connect(server.target, token="token-q"):
         pass
+
+
+def test_graphctl_speaks_tls_and_tokens(pki, tmp_path, start_server):
+    graphctl = os.path.join(os.path.dirname(graphd_binary()), "graphctl")
+    tenants = tmp_path / "tenants.pbtxt"
+    _tenants_file(tenants, [("ops", "token-o")])
+    (proc, target), _, _ = _tls_server(start_server, pki, tmp_path, "--tenants-file", str(tenants))
+    try:
+        _wait_tls(target, _read(pki / "ca1.pem"), token="token-o")
+        ok = subprocess.run([graphctl, "devices", "--target", "grpcs://" + target, "--tls-roots",
+                             str(pki / "ca1.pem"), "--token", "token-o"], capture_output=True, text=True, timeout=30)
+        assert ok.returncode == 0 and "CPU" in ok.stdout, ok.stderr
+        no_token = subprocess.run([graphctl, "devices", "--target", "grpcs://" + target, "--tls-roots",
+                                   str(pki / "ca1.pem")], capture_output=True, text=True, timeout=30)
+        assert no_token.returncode == 1 and "bearer token" in no_token.stderr
+    finally:
+        _stop(proc)
