@@ -69,6 +69,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_tls_client_ca_file() && unset("--tls-client-ca-file")) o.tls_client_ca_file = c.tls_client_ca_file();
   if (c.has_tls_reload_seconds() && unset("--tls-reload-seconds")) o.tls_reload_seconds = c.tls_reload_seconds();
   if (c.has_tenants_file() && unset("--tenants-file")) o.tenants_file = c.tenants_file();
+  if (c.has_fair_scheduling() && unset("--fair-scheduling")) o.fair_scheduling = c.fair_scheduling();
   if (c.has_allow_insecure_remote() && unset("--allow-insecure-remote")) {
     o.allow_insecure_remote = c.allow_insecure_remote();
   }
@@ -218,6 +219,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--tenants-file", o.tenants_file,
                  "Text graphd.v1.TenantsConfig: tenants, their tokens' SHA-256 and quotas (re-read on SIGHUP)")
       ->envname("GRAPHD_TENANTS_FILE");
+  app.add_option("--fair-scheduling", o.fair_scheduling,
+                 "Serve tenants' queued work by weighted fair queuing (false: first come, first served)")
+      ->envname("GRAPHD_FAIR_SCHEDULING")->capture_default_str();
   app.add_flag("--allow-insecure-remote", o.allow_insecure_remote,
                "Let a server without TLS and tenants listen on non-loopback addresses (a trusted network only)")
       ->envname("GRAPHD_ALLOW_INSECURE_REMOTE");

@@ -49,6 +49,8 @@ struct ServerOptions {
   int tls_reload_seconds = 10;
   std::string tenants_file;
   bool allow_insecure_remote = false;
+  // Weighted fair queuing of the worker pool across tenants (false: one FIFO queue).
+  bool fair_scheduling = true;
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

@@ -78,9 +78,9 @@ GraphdServer::GraphdServer(ServerOptions options)
               [this](const std::string& model, int64_t version) {
                 return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
               }),
-      session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_}, *device_),
-      diagnostics_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_}),
-      inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_},
+      session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling}, *device_),
+      diagnostics_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling}),
+      inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling},
                          [this] { return !gate_.closed(); }) {
   AddCollectors();
 }
@@ -225,7 +225,7 @@ Status GraphdServer::Start() {
     }
   }
   if (!options_.http_listen.empty()) {
-    http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_},
+    http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling},
                                                    [this] { return !gate_.closed(); }, options_.max_message_bytes);
     if (Status s = http_->Start(options_.http_listen); !s.ok()) {
       grpc_server_->Shutdown();

@@ -1,5 +1,7 @@
 #include "executor/runtime/thread_pool.h"
 
+#include <algorithm>
+
 namespace graphd::executor {
 
 ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
@@ -15,19 +17,44 @@ ThreadPool::~ThreadPool() {
   for (std::thread& t : threads_) t.join();
 }
 
-void ThreadPool::Schedule(std::function<void()> fn) {
+void ThreadPool::Schedule(uint64_t flow, int64_t weight, std::function<void()> fn) {
   absl::MutexLock lock(&mu_);
-  queue_.push_back(std::move(fn));
+  auto [it, fresh] = flows_.try_emplace(flow);
+  Flow& f = it->second;
+  // A flow that was idle starts at the virtual time; a busy one after its last task.
+  const double start = fresh ? virtual_time_ : std::max(virtual_time_, f.last_start + 1.0 / std::max<int64_t>(weight, 1));
+  f.last_start = start;
+  f.tasks.push_back(Task{start, next_seq_++, std::move(fn)});
+  ++queued_;
+}
+
+std::function<void()> ThreadPool::TakeNext() {
+  auto best = flows_.end();
+  for (auto it = flows_.begin(); it != flows_.end(); ++it) {
+    const Task& head = it->second.tasks.front();
+    if (best == flows_.end()) {
+      best = it;
+      continue;
+    }
+    const Task& current = best->second.tasks.front();
+    if (head.start < current.start || (head.start == current.start && head.seq < current.seq)) best = it;
+  }
+  Task task = std::move(best->second.tasks.front());
+  best->second.tasks.pop_front();
+  if (best->second.tasks.empty()) flows_.erase(best);
+  --queued_;
+  virtual_time_ = std::max(virtual_time_, task.start);
+  return std::move(task.fn);
 }
 
 int ThreadPool::queued() const {
   absl::MutexLock lock(&mu_);
-  return static_cast<int>(queue_.size());
+  return static_cast<int>(queued_);
 }
 
 bool ThreadPool::TryBeginInline() {
   absl::MutexLock lock(&mu_);
-  if (stopping_ || !queue_.empty() || running_ >= num_threads_) return false;
+  if (stopping_ || queued_ > 0 || running_ >= num_threads_) return false;
   ++running_;
   return true;
 }
@@ -44,12 +71,11 @@ void ThreadPool::WorkerLoop() {
       absl::MutexLock lock(&mu_);
       // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
       auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return (stopping_ && queue_.empty()) || (!queue_.empty() && running_ < num_threads_);
+        return (stopping_ && queued_ == 0) || (queued_ > 0 && running_ < num_threads_);
       };
       mu_.Await(absl::Condition(&ready));
-      if (queue_.empty()) return;  // stopping and drained
-      fn = std::move(queue_.front());
-      queue_.pop_front();
+      if (queued_ == 0) return;  // stopping and drained
+      fn = TakeNext();
       ++running_;
     }
     fn();

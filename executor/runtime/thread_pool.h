@@ -1,6 +1,14 @@
 // A fixed-size pool of worker threads for session work (runs, compiles), so that gRPC
 // threads only translate requests. Thread-safe. The destructor waits for queued work.
 //
+// Queued work is served by weighted fair queuing across flows (the server uses one
+// flow per tenant): each task gets a start tag, the later of the pool's virtual time
+// and its flow's previous tag plus 1/weight, and the queued task with the smallest tag
+// starts next; within a flow, first come first served. So a flow that queues many
+// tasks at once does not hold back another flow's task by more than the tasks already
+// running (about one task's length per worker), and flows with twice the weight get
+// twice the starts while both have work queued.
+//
 // At most num_threads() tasks run at once, counting those a caller runs on its own
 // thread between TryBeginInline() and EndInline(): a short task may skip the hand-off
 // to a worker (a wake-up of tens of microseconds) while the pool's concurrency limit
@@ -8,12 +16,14 @@
 #ifndef GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <thread>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 
 namespace graphd::executor {
@@ -25,7 +35,10 @@ class ThreadPool {
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
 
-  void Schedule(std::function<void()> fn);
+  // Queues `fn` in flow 0 (weight 1).
+  void Schedule(std::function<void()> fn) { Schedule(0, 1, std::move(fn)); }
+  // Queues `fn` in `flow` with `weight` (at least 1; the flow's latest weight counts).
+  void Schedule(uint64_t flow, int64_t weight, std::function<void()> fn);
   int num_threads() const { return num_threads_; }
   // Work queued but not yet started.
   int queued() const;
@@ -39,9 +52,24 @@ class ThreadPool {
  private:
   void WorkerLoop();
 
+  struct Task {
+    double start;   // the start tag
+    uint64_t seq;   // arrival order: equal tags start first come, first served
+    std::function<void()> fn;
+  };
+  struct Flow {
+    std::deque<Task> tasks;
+    double last_start = 0;  // of its latest task
+  };
+  // The queued task with the smallest start tag, removed; its tag becomes the virtual time.
+  std::function<void()> TakeNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   const int num_threads_;
   mutable absl::Mutex mu_;
-  std::deque<std::function<void()>> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<uint64_t, Flow> flows_ ABSL_GUARDED_BY(mu_);  // flows with queued tasks
+  size_t queued_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  double virtual_time_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;  // tasks started, on workers or inline
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;

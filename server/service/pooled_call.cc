@@ -1,5 +1,9 @@
 #include "server/service/pooled_call.h"
 
+#include <algorithm>
+
+#include "absl/hash/hash.h"
+
 #include "executor/gpu/gpu_device.h"
 #include "executor/memory_owner.h"
 
@@ -75,7 +79,10 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
     if (finished) return call;
     call->quick_us_ = 0;
   }
-  env.pool.Schedule([call, work = std::move(work)] { call->Run(work); });
+  const v1::Tenant& tenant_config = *call->tenant_;
+  const uint64_t flow = env.fair ? absl::HashOf(tenant_config.name()) : 0;
+  env.pool.Schedule(flow, std::max<int64_t>(tenant_config.weight(), 1),
+                    [call, work = std::move(work)] { call->Run(work); });
   return call;
 }
 

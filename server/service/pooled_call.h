@@ -42,6 +42,9 @@ class PooledCall : public grpc::ServerUnaryReactor {
     const tenancy::Tenants* tenants = nullptr;
     // Each tenant's calls running, against its max_concurrent_calls (null: not counted).
     tenancy::Usage* usage = nullptr;
+    // Queue each tenant's work as a flow of its own in the pool (weighted fair
+    // queuing by the tenant's weight); false: one first-come-first-served queue.
+    bool fair = true;
   };
 
   // The tenant `context`'s `authorization: Bearer TOKEN` metadata names (see
