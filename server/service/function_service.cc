@@ -42,6 +42,11 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
                                                          v1::LoadModuleResponse* resp) {
   return PooledCall::Start(ctx, env_, "LoadModule", req->session_handle(), [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    if (const int64_t max = call.tenant_config().max_source_bytes();
+        max > 0 && static_cast<int64_t>(req->source().size()) > max) {
+      return errors::ResourceExhausted(absl::StrCat("tenant '", call.tenant(), "' sent ", req->source().size(),
+                                                    " bytes of source, its max_source_bytes quota is ", max));
+    }
     std::string filename = req->filename().empty() ? "<module>" : req->filename();
     ASSIGN_OR_RETURN(SourceModules::Loaded loaded,
                      session->source_modules().Load(req->source(), filename, session->variables(), call.token()));

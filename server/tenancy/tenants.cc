@@ -64,7 +64,7 @@ StatusOr<std::shared_ptr<const TenantSet>> LoadTenants(const std::string& path) 
     }
     if (!tokens.insert(hex).second) return bad("shares its token with another tenant");
     for (int64_t v : {t.weight(), t.max_sessions(), t.max_concurrent_calls(), t.max_memory_bytes(),
-                      t.max_compile_seconds_per_minute()}) {
+                      t.max_compile_seconds_per_minute(), t.max_source_bytes()}) {
       if (v < 0) return bad("weights and quotas are 0 (none) or positive");
     }
     const std::string bytes = absl::HexStringToBytes(hex);

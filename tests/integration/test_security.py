@@ -210,7 +210,8 @@ def test_the_safe_default_refuses_remote_plaintext(start_server):
 def test_session_and_concurrent_call_quotas(tmp_path, start_server):
     tenants = tmp_path / "tenants.pbtxt"
     digest = hashlib.sha256(b"token-q").hexdigest()
-    tenants.write_text('tenant { name: "q" token_sha256: "%s" max_sessions: 2 max_concurrent_calls: 1 }\n'
+    tenants.write_text('tenant { name: "q" token_sha256: "%s" max_sessions: 2 max_concurrent_calls: 1 '
+                       'max_source_bytes: 4096 }\n'
                        'tenant { name: "free" token_sha256: "%s" }\n'
                        % (digest, hashlib.sha256(b"token-f").hexdigest()))
     server = start_server("--tenants-file", str(tenants))
@@ -248,6 +249,9 @@ def test_session_and_concurrent_call_quotas(tmp_path, start_server):
         t.join(120)
         assert refused is not None and "max_concurrent_calls quota is 1" in str(refused)
         assert b.load_module("y = 2\n") is not None  # the slot is free again
+        with pytest.raises(graphd.errors.ResourceExhaustedError, match="max_source_bytes quota is 4096"):
+            b.load_module("z = 0\n" * 1000)
+        assert b.load_module("z = 3\n") is not None
     finally:
         a.close()
         b.close()
