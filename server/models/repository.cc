@@ -1,8 +1,5 @@
 #include "server/models/repository.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -13,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/models/datatypes.h"
+#include "server/text_proto.h"
 
 namespace graphd::server::models {
 namespace fs = std::filesystem;
@@ -29,18 +27,6 @@ struct FileKind {
 };
 constexpr FileKind kModelFiles[] = {
     {"model.onnx", ModelKind::kOnnx}, {"model.graphdef", ModelKind::kGraphDef}, {"model.py", ModelKind::kSource}};
-
-// Collects the text parser's first error with its position.
-class ErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (error_.empty()) error_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
 
 Status Bad(const std::string& path, absl::string_view problem) {
   return errors::InvalidArgument(absl::StrCat(path, ": ", problem));
@@ -185,12 +171,7 @@ StatusOr<RepositoryModel> ReadModel(const std::string& dir, const std::string& n
   if (fs::exists(config, ec)) {
     model.config_path = config.string();
     ASSIGN_OR_RETURN(std::string text, ReadModelFile(model.config_path, kMaxConfigBytes));
-    google::protobuf::TextFormat::Parser parser;
-    ErrorCollector errors;
-    parser.RecordErrorsTo(&errors);
-    if (!parser.ParseFromString(text, &model.config)) {
-      return errors::InvalidArgument(absl::StrCat(model.config_path, ":", errors.error()));  // path:line:col: ...
-    }
+    RETURN_IF_ERROR(ParseTextProto(text, model.config_path, &model.config));
     RETURN_IF_ERROR(CheckConfig(model.config_path, name, model.config));
   }
   std::map<int64_t, fs::path> all;

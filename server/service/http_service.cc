@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -27,18 +26,7 @@ void Error(httplib::Response& res, const Status& status) {
 
 // The caller's tenant from its Authorization header (anonymous without tenants).
 StatusOr<std::shared_ptr<const v1::Tenant>> Caller(const PooledCall::Env& env, const httplib::Request& req) {
-  static const tenancy::Tenants* none = new tenancy::Tenants("");
-  const tenancy::Tenants& tenants = env.tenants != nullptr ? *env.tenants : *none;
-  return tenants.Authenticate(req.get_header_value("Authorization"));
-}
-
-// PermissionDenied unless `tenant` may use `model`.
-Status MayUse(const v1::Tenant& tenant, const std::string& model) {
-  if (tenant.allowed_models().empty() || absl::c_linear_search(tenant.allowed_models(), model)) {
-    return absl::OkStatus();
-  }
-  return errors::Make(absl::StatusCode::kPermissionDenied,
-                      absl::StrCat("tenant '", tenant.name(), "' may not use model '", model, "'"));
+  return tenancy::Authenticate(env.tenants, req.get_header_value("Authorization"));
 }
 
 std::string Match(const httplib::Request& req, size_t i) {
@@ -97,7 +85,7 @@ void HttpInferenceService::Routes() {
   h.Get(kModel, [this](const httplib::Request& req, httplib::Response& res) {
     auto tenant = Caller(env_, req);
     if (!tenant.ok()) return Error(res, tenant.status());
-    if (Status s = MayUse(**tenant, Match(req, 1)); !s.ok()) return Error(res, s);
+    if (Status s = tenancy::MayUseModel(**tenant, Match(req, 1)); !s.ok()) return Error(res, s);
     auto model = models_.Find(Match(req, 1), Match(req, 2));
     if (!model.ok()) return Error(res, model.status());
     res.set_content(ModelMetadataJson(**model, models_.Versions((*model)->name())), kJson);
@@ -114,7 +102,7 @@ void HttpInferenceService::Routes() {
   h.Post(std::string(kModel) + "/infer", [this](const httplib::Request& req, httplib::Response& res) {
     auto tenant = Caller(env_, req);
     if (!tenant.ok()) return Error(res, tenant.status());
-    if (Status s = MayUse(**tenant, Match(req, 1)); !s.ok()) return Error(res, s);
+    if (Status s = tenancy::MayUseModel(**tenant, Match(req, 1)); !s.ok()) return Error(res, s);
     if (!env_.gate.TryEnter()) return Error(res, errors::Unavailable("the server is shutting down"));
     std::optional<size_t> header_length;
     if (req.has_header("Inference-Header-Content-Length")) {

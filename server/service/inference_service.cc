@@ -2,7 +2,6 @@
 
 #include <atomic>
 
-#include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "server/models/datatypes.h"
@@ -18,15 +17,6 @@ grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx, const Status&
   auto* reactor = ctx->DefaultReactor();
   reactor->Finish(ToGrpcStatus(status, ctx));
   return reactor;
-}
-
-// PermissionDenied unless `tenant` may call `model` (its allowed_models; empty: all).
-Status Allowed(const v1::Tenant& tenant, absl::string_view model) {
-  if (tenant.allowed_models().empty() || absl::c_linear_search(tenant.allowed_models(), model)) {
-    return absl::OkStatus();
-  }
-  return errors::Make(absl::StatusCode::kPermissionDenied,
-                      absl::StrCat("tenant '", tenant.name(), "' may not use model '", model, "'"));
 }
 
 void TensorMetadata(const models::TensorInfo& t, inference::ModelMetadataResponse::TensorMetadata* out) {
@@ -100,7 +90,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelMetadata(grpc::CallbackServ
                                                               inference::ModelMetadataResponse* resp) {
   auto tenant = PooledCall::Authenticate(ctx, env_);
   if (!tenant.ok()) return Finish(ctx, tenant.status());
-  if (Status allowed = Allowed(**tenant, req->name()); !allowed.ok()) return Finish(ctx, allowed);
+  if (Status allowed = tenancy::MayUseModel(**tenant, req->name()); !allowed.ok()) return Finish(ctx, allowed);
   auto model = models_.Find(req->name(), req->version());
   if (!model.ok()) return Finish(ctx, model.status());
   const models::ServedModel& m = **model;
@@ -118,7 +108,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
   // A small request may run on the gRPC thread when its model ran quickly last time
   // (pooled_call.h); a batched model's request is only queued there.
   return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), [=, this](PooledCall& call) -> Status {
-    RETURN_IF_ERROR(Allowed(call.tenant_config(), req->model_name()));
+    RETURN_IF_ERROR(tenancy::MayUseModel(call.tenant_config(), req->model_name()));
     ASSIGN_OR_RETURN(serving::InferRequest request, InferRequestFromProto(*req));
     // `done` runs before Infer returns (the result is returned from here, so that a
     // NotQuick() attempt goes on to the pool), or later from a batch (it finishes the

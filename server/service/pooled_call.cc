@@ -30,15 +30,15 @@ PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate,
 
 StatusOr<std::shared_ptr<const v1::Tenant>> PooledCall::Authenticate(grpc::CallbackServerContext* context,
                                                                      const Env& env) {
-  static const tenancy::Tenants* none = new tenancy::Tenants("");
-  const tenancy::Tenants& tenants = env.tenants != nullptr ? *env.tenants : *none;
-  if (!tenants.enabled()) return tenants.Authenticate("");  // the anonymous tenant, no metadata read
+  if (env.tenants == nullptr || !env.tenants->enabled()) {
+    return tenancy::Authenticate(nullptr, "");  // the anonymous tenant, no metadata read
+  }
   absl::string_view authorization;
   const auto& metadata = context->client_metadata();
   if (auto it = metadata.find("authorization"); it != metadata.end()) {
     authorization = absl::string_view(it->second.data(), it->second.size());
   }
-  return tenants.Authenticate(authorization);
+  return env.tenants->Authenticate(authorization);
 }
 
 grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context, const Env& env,

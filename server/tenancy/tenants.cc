@@ -1,7 +1,5 @@
 #include "server/tenancy/tenants.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
 #include <openssl/crypto.h>
 #include <openssl/sha.h>
 
@@ -15,22 +13,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "server/models/repository.h"
+#include "server/text_proto.h"
 
 namespace graphd::server::tenancy {
 namespace {
 
 constexpr size_t kMaxFileBytes = 4 << 20;
-
-class ErrorCollector : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column, const std::string& message) override {
-    if (error_.empty()) error_ = absl::StrCat(line + 1, ":", column + 1, ": ", message);
-  }
-  const std::string& error() const { return error_; }
-
- private:
-  std::string error_;
-};
 
 }  // namespace
 
@@ -46,10 +34,7 @@ StatusOr<std::shared_ptr<const TenantSet>> LoadTenants(const std::string& path) 
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (text.size() > kMaxFileBytes) return errors::InvalidArgument(absl::StrCat(path, ": over 4 MiB"));
   v1::TenantsConfig config;
-  google::protobuf::TextFormat::Parser parser;
-  ErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text, &config)) return errors::InvalidArgument(absl::StrCat(path, ":", errors.error()));
+  RETURN_IF_ERROR(ParseTextProto(text, path, &config));
   auto set = std::make_shared<TenantSet>();
   std::set<std::string> names, tokens;
   for (const v1::Tenant& t : config.tenant()) {
@@ -82,6 +67,19 @@ Status Tenants::Reload() {
   absl::MutexLock lock(&mu_);
   set_ = std::move(set);
   return absl::OkStatus();
+}
+
+StatusOr<std::shared_ptr<const v1::Tenant>> Authenticate(const Tenants* tenants, absl::string_view authorization) {
+  static const Tenants* none = new Tenants("");
+  return (tenants != nullptr ? *tenants : *none).Authenticate(authorization);
+}
+
+Status MayUseModel(const v1::Tenant& tenant, absl::string_view model) {
+  if (tenant.allowed_models().empty() || absl::c_linear_search(tenant.allowed_models(), model)) {
+    return absl::OkStatus();
+  }
+  return errors::Make(absl::StatusCode::kPermissionDenied,
+                      absl::StrCat("tenant '", tenant.name(), "' may not use model '", model, "'"));
 }
 
 StatusOr<std::shared_ptr<const v1::Tenant>> Tenants::Authenticate(absl::string_view authorization) const {

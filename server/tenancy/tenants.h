@@ -53,6 +53,13 @@ class Tenants {
   std::shared_ptr<const TenantSet> set_ ABSL_GUARDED_BY(mu_);
 };
 
+// As Tenants::Authenticate; `tenants` null: no tenants (the anonymous tenant).
+StatusOr<std::shared_ptr<const v1::Tenant>> Authenticate(const Tenants* tenants, absl::string_view authorization);
+
+// PermissionDenied unless `tenant` may use served model `model` (its allowed_models;
+// empty: all).
+Status MayUseModel(const v1::Tenant& tenant, absl::string_view model);
+
 }  // namespace graphd::server::tenancy
 
 #endif  // GRAPHD_SERVER_TENANCY_TENANTS_H_
