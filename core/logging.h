@@ -13,6 +13,9 @@ namespace graphd {
 // Accepts trace|debug|info|warn|error|off. Returns InvalidArgument naming `level` otherwise.
 absl::Status SetLogLevel(absl::string_view level);
 bool ValidLogLevel(absl::string_view level);
+// "text": `TIME LEVEL message` lines; "json": one object per line,
+// {"time":"...Z","level":"info","msg":"..."}. InvalidArgument for anything else.
+absl::Status SetLogFormat(absl::string_view format);
 
 }  // namespace graphd
 

@@ -4,6 +4,8 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/memory_account.h"
+
 namespace graphd {
 namespace {
 std::atomic<int64_t> max_tensor_bytes{int64_t{1} << 40};
@@ -25,15 +27,20 @@ StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype, int64_t num_elem
   size_t rounded = (static_cast<size_t>(bytes) + kTensorAlignment - 1) / kTensorAlignment *
                    kTensorAlignment;
   if (rounded == 0) rounded = kTensorAlignment;
+  MemoryAccount& account = CurrentMemoryAccount();
+  RETURN_IF_ERROR(account.Charge(bytes));
   void* data = std::aligned_alloc(kTensorAlignment, rounded);
   if (data == nullptr) {
+    account.Credit(bytes);
     return errors::ResourceExhausted(absl::StrCat("out of memory allocating ", bytes, " bytes"));
   }
   if (dtype == DType::kString) {
     auto* s = static_cast<std::string*>(data);
     for (int64_t i = 0; i < num_elements; ++i) new (s + i) std::string();
   }
-  return std::shared_ptr<Buffer>(new Buffer(data, static_cast<size_t>(bytes), dtype, num_elements));
+  auto buffer = std::shared_ptr<Buffer>(new Buffer(data, static_cast<size_t>(bytes), dtype, num_elements));
+  buffer->account_ = &account;
+  return buffer;
 }
 
 std::shared_ptr<Buffer> Buffer::Adopt(void* data, size_t bytes, int memory_space, Release release,
@@ -56,6 +63,7 @@ Buffer::~Buffer() {
     for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
   }
   std::free(data_);
+  if (account_ != nullptr) account_->Credit(static_cast<int64_t>(bytes_));
 }
 
 StatusOr<Tensor> Tensor::Allocate(DType dtype, const Shape& shape) {

@@ -33,6 +33,9 @@ inline constexpr int kHostMemory = -1;
 // Owns `bytes` of storage: aligned host memory from Allocate (for string tensors it
 // also constructs and destroys the std::string elements), or storage adopted from a
 // device allocator, handed back to it through `release` with the last reference.
+// Allocate charges the calling thread's MemoryAccount (core/memory_account.h) before
+// taking the memory and credits it back when the buffer is freed.
+class MemoryAccount;
 class Buffer {
  public:
   // Called once with (context, data, bytes) when an adopted buffer is destroyed; must
@@ -61,6 +64,7 @@ class Buffer {
   DType dtype_;
   int64_t num_elements_;
   int memory_space_ = kHostMemory;
+  MemoryAccount* account_ = nullptr;  // charged for host buffers from Allocate
   Release release_ = nullptr;  // set for adopted buffers
   void* release_context_ = nullptr;
   bool adopted_ = false;

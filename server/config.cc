@@ -11,6 +11,7 @@
 #include "compiler/passes/pipeline.h"
 #include "core/logging.h"
 #include "graphd/v1/config.pb.h"
+#include "server/memory_budget.h"
 #include "server/version.h"
 
 namespace graphd::server {
@@ -76,6 +77,10 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_repository_poll_seconds() && unset("--repository-poll-seconds")) {
     o.repository_poll_seconds = c.repository_poll_seconds();
   }
+  if (c.has_memory_limit() && unset("--memory-limit")) o.memory_limit = c.memory_limit();
+  if (c.has_memory_wait_ms() && unset("--memory-wait-ms")) o.memory_wait_ms = c.memory_wait_ms();
+  if (c.has_log_format() && unset("--log-format")) o.log_format = c.log_format();
+  if (c.has_audit_log() && unset("--audit-log")) o.audit_log = c.audit_log();
   if (c.disable_passes_size() > 0 && unset("--disable-passes")) {
     o.disabled_passes.assign(c.disable_passes().begin(), c.disable_passes().end());
   }
@@ -146,6 +151,14 @@ Status Validate(const ServerOptions& o) {
   if (o.repository_poll_seconds < 1 || o.repository_poll_seconds > 86400) {
     return errors::InvalidArgument("--repository-poll-seconds must be between 1 and 86400");
   }
+  RETURN_IF_ERROR(ParseMemoryLimit(o.memory_limit, MemoryCapacity()).status());
+  if (o.memory_wait_ms < 0 || o.memory_wait_ms > 600000) {
+    return errors::InvalidArgument("--memory-wait-ms must be between 0 and 600000");
+  }
+  if (o.log_format != "text" && o.log_format != "json") {
+    return errors::InvalidArgument(absl::StrCat("--log-format must be text or json, got '", o.log_format, "'"));
+  }
+  if (o.audit_log.empty()) return errors::InvalidArgument("--audit-log must be -, off or a file");
   const std::vector<std::string> passes = compiler::passes::DefaultPassNames();
   for (const std::string& name : o.disabled_passes) {
     if (std::find(passes.begin(), passes.end(), name) == passes.end()) {
@@ -231,6 +244,18 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--repository-poll-seconds", o.repository_poll_seconds,
                  "Seconds between looks at the repository in poll mode")
       ->envname("GRAPHD_REPOSITORY_POLL_SECONDS")->capture_default_str();
+  app.add_option("--memory-limit", o.memory_limit,
+                 "Tensor memory the server may hold: auto (80% of the machine's or cgroup's memory), N%, bytes "
+                 "(8G, 512M) or off; past it work waits --memory-wait-ms, then fails with RESOURCE_EXHAUSTED")
+      ->envname("GRAPHD_MEMORY_LIMIT")->capture_default_str();
+  app.add_option("--memory-wait-ms", o.memory_wait_ms,
+                 "Milliseconds an allocation past --memory-limit waits for memory to be freed")
+      ->envname("GRAPHD_MEMORY_WAIT_MS")->capture_default_str();
+  app.add_option("--log-format", o.log_format, "text|json (one JSON object per line) for the log and audit log")
+      ->envname("GRAPHD_LOG_FORMAT")->capture_default_str();
+  app.add_option("--audit-log", o.audit_log,
+                 "One line per RPC (tenant, method, session, status, duration, bytes): - (stderr), off, or a file")
+      ->envname("GRAPHD_AUDIT_LOG")->capture_default_str();
   app.add_option("--drain-seconds", o.drain_seconds,
                  "Seconds to finish in-flight work after SIGTERM/SIGINT")
       ->envname("GRAPHD_DRAIN_SECONDS")->capture_default_str();

@@ -51,6 +51,15 @@ struct ServerOptions {
   bool allow_insecure_remote = false;
   // Weighted fair queuing of the worker pool across tenants (false: one FIFO queue).
   bool fair_scheduling = true;
+  // The tensor memory budget (server/memory_budget.h) and how long work past it
+  // waits for memory to be freed before failing with RESOURCE_EXHAUSTED.
+  std::string memory_limit = "auto";
+  int64_t memory_wait_ms = 1000;
+  // "text" or "json" (one object per line) for the log and the audit log; where the
+  // audit log (one line per RPC, server/audit_log.h) goes: "-" standard error,
+  // "off", or a file appended to.
+  std::string log_format = "text";
+  std::string audit_log = "-";
   // Graph passes not to run on traced source functions (constant_folding, cse, dce).
   std::vector<std::string> disabled_passes;
 };

@@ -6,6 +6,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "core/logging.h"
+#include "server/audit_log.h"
 #include "server/config.h"
 #include "server/malloc_tuning.h"
 #include "server/openmp_env.h"
@@ -37,7 +38,12 @@ int main(int argc, char** argv) {
   // nothing. The thread-safety annotations (make test) check lock discipline instead.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   (void)graphd::SetLogLevel(options->log_level);  // validated already
-  spdlog::set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  (void)graphd::SetLogFormat(options->log_format);  // validated already
+  if (auto status = graphd::server::ConfigureAuditLog(options->audit_log, options->log_format == "json");
+      !status.ok()) {
+    std::fprintf(stderr, "graphd: %s\n", std::string(status.message()).c_str());
+    return 2;
+  }
   if (!graphd::server::TuneMalloc(options->malloc_arenas)) {
     GRAPHD_LOG_WARN("malloc settings not applied (not glibc?): large requests may run slower");
   }

@@ -4,6 +4,7 @@
 #include <grpcpp/health_check_service_interface.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 
 #include "core/graph/ir_text.h"
@@ -14,6 +15,8 @@
 #include "executor/gpu/gpu_support.h"
 #include "executor/testing/fake_accelerator.h"
 #include "server/malloc_tuning.h"
+#include "server/memory_budget.h"
+#include "core/memory_account.h"
 #include "server/tenancy/transport.h"
 #include "server/version.h"
 
@@ -78,11 +81,20 @@ GraphdServer::GraphdServer(ServerOptions options)
               [this](const std::string& model, int64_t version) {
                 return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
               }),
-      session_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling}, *device_),
-      diagnostics_service_(sessions_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling}),
-      inference_service_(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling},
+      session_service_(sessions_, CallEnv(), *device_),
+      diagnostics_service_(sessions_, CallEnv()),
+      inference_service_(models_, CallEnv(),
                          [this] { return !gate_.closed(); }) {
   AddCollectors();
+}
+
+PooledCall::Env GraphdServer::CallEnv() {
+  return PooledCall::Env{.pool = *pool_,
+                         .gate = gate_,
+                         .inline_us = options_.inline_run_us,
+                         .tenants = &tenants_,
+                         .usage = &usage_,
+                         .fair = options_.fair_scheduling};
 }
 
 void GraphdServer::AddCollectors() {
@@ -90,7 +102,11 @@ void GraphdServer::AddCollectors() {
                                                 "Time to compile a concrete function (trace or import, passes, plan)",
                                                 {}, metrics::LatencyBuckets())
                               .With({});
-  sessions_.SetCompileObserver([&compile_seconds](int64_t us) { compile_seconds.Observe(static_cast<double>(us) * 1e-6); });
+  sessions_.SetCompileObserver([&compile_seconds](int64_t us) {
+    compile_seconds.Observe(static_cast<double>(us) * 1e-6);
+    tenancy::CompileEnded(us);  // the tenant's compile-time quota
+  });
+  sessions_.SetCompileAdmission(tenancy::AdmitCompile);
   metrics_.AddCollector([this](std::string& out) {
     metrics::AppendGauge(out, "graphd_sessions", "Open client sessions", sessions_.size());
     const compiler::FunctionCacheStats cache = sessions_.function_cache_stats();
@@ -106,6 +122,15 @@ void GraphdServer::AddCollectors() {
                          static_cast<double>(cache.entries));
     metrics::AppendGauge(out, "graphd_function_cache_bytes", "Bytes of constants the function cache holds",
                          static_cast<double>(cache.bytes));
+    metrics::AppendGauge(out, "graphd_tensor_memory_bytes", "Bytes of host tensors the server holds",
+                         static_cast<double>(RootMemoryAccount().used()));
+    metrics::AppendGauge(out, "graphd_tensor_memory_limit_bytes", "The server's tensor memory budget (0: none)",
+                         static_cast<double>(RootMemoryAccount().limit()));
+    std::vector<std::pair<std::string, double>> tenants;
+    for (const auto& [tenant, bytes] : usage_.MemoryByTenant()) tenants.emplace_back(tenant, static_cast<double>(bytes));
+    std::sort(tenants.begin(), tenants.end());
+    metrics::AppendGauges(out, "graphd_tenant_memory_bytes", "Bytes of host tensors each tenant holds", "tenant",
+                          tenants);
     metrics::AppendGauge(out, "graphd_process_resident_memory_bytes", "Resident memory of the server process",
                          static_cast<double>(ResidentBytes()));
     const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();
@@ -187,6 +212,15 @@ GraphdServer::~GraphdServer() {
 
 Status GraphdServer::Start() {
   SetMaxTensorBytes(options_.max_tensor_bytes);
+  std::string capacity_source;
+  const int64_t capacity = MemoryCapacity(&capacity_source);
+  ASSIGN_OR_RETURN(const int64_t memory_limit, ParseMemoryLimit(options_.memory_limit, capacity));
+  RootMemoryAccount().set_limit(memory_limit);
+  RootMemoryAccount().set_wait(std::chrono::milliseconds(options_.memory_wait_ms));
+  if (memory_limit > 0) {
+    GRAPHD_LOG_INFO("memory limit for tensors: {} MiB (--memory-limit {}; {} MiB from {})", memory_limit >> 20,
+                    options_.memory_limit, capacity >> 20, capacity_source);
+  }
   executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // oneDNN's OpenMP teams
   RETURN_IF_ERROR(tenancy::CheckExposure({{"--listen", options_.listen},
                                           {"--http-listen", options_.http_listen},
@@ -225,7 +259,7 @@ Status GraphdServer::Start() {
     }
   }
   if (!options_.http_listen.empty()) {
-    http_ = std::make_unique<HttpInferenceService>(models_, PooledCall::Env{*pool_, gate_, options_.inline_run_us, &tenants_, &usage_, options_.fair_scheduling},
+    http_ = std::make_unique<HttpInferenceService>(models_, CallEnv(),
                                                    [this] { return !gate_.closed(); }, options_.max_message_bytes);
     if (Status s = http_->Start(options_.http_listen); !s.ok()) {
       grpc_server_->Shutdown();

@@ -57,6 +57,8 @@ class GraphdServer {
   void ReapLoop();
   // The metrics computed at scrape time (sessions, function cache, memory).
   void AddCollectors();
+  // How the services' calls run and are admitted.
+  PooledCall::Env CallEnv();
   void PollLoop();
   // Probes the GPUs, creates gpu_device_ and gpu_passes_ when one is usable.
   GpuSetup SetUpGpu();

@@ -66,7 +66,8 @@ Status SessionManager::CheckLimits(absl::string_view tenant, int64_t tenant_max)
 }
 
 StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial, absl::string_view device,
-                                                          absl::string_view tenant, int64_t tenant_max_sessions) {
+                                                          absl::string_view tenant, int64_t tenant_max_sessions,
+                                                          bool own_functions) {
   std::string type = absl::AsciiStrToUpper(device);
   const executor::Device* chosen = &device_;
   const compiler::CompileTarget* target = &cpu_target_;
@@ -84,20 +85,29 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
     target = &gpu_target_;
     // GPU memory is accounted per session and goes back when it closes: its concrete
     // functions are its own.
-    owner = next_owner_.fetch_add(1);
-    cache_.AddOwner(owner);
+    own_functions = true;
   }
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(CheckLimits(tenant, tenant_max_sessions));
   }
+  if (own_functions) {
+    owner = next_owner_.fetch_add(1);
+    cache_.AddOwner(owner);
+  }
   auto session = std::make_shared<Session>(
       NewHandle(), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
       std::string(tenant));
-  RETURN_IF_ERROR(session->Extend(initial, 0).status());
-  absl::MutexLock lock(&mu_);
-  RETURN_IF_ERROR(CheckLimits(tenant, tenant_max_sessions));
-  sessions_.emplace(session->handle(), session);
+  Status added = session->Extend(initial, 0).status();
+  if (added.ok()) {
+    absl::MutexLock lock(&mu_);
+    added = CheckLimits(tenant, tenant_max_sessions);
+    if (added.ok()) sessions_.emplace(session->handle(), session);
+  }
+  if (!added.ok()) {
+    Release({std::move(session)});  // its functions (owner) and device memory go
+    return added;
+  }
   return session;
 }
 

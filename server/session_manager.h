@@ -55,8 +55,12 @@ class SessionManager {
   // used). RESOURCE_EXHAUSTED at the limit; a graph error creates no session.
   // `tenant` owns it: Get and Close find it only for that tenant.
   // `tenant_max_sessions` (0: none) is the tenant's max_sessions quota.
+  // `own_functions`: the session's concrete functions are its own, not shared with
+  // other sessions, and go when it closes (a tenant with a memory quota: what its
+  // compiles allocate is charged to it, and must go back when its sessions close).
   StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "",
-                                            absl::string_view tenant = "", int64_t tenant_max_sessions = 0);
+                                            absl::string_view tenant = "", int64_t tenant_max_sessions = 0,
+                                            bool own_functions = false);
   // A CPU session for a served model version (server/models): not listed, not counted
   // against the limit, never expired. Its concrete functions are its own (an owner in
   // the function cache), erased when the last reference to it goes, so an unloaded
@@ -73,6 +77,8 @@ class SessionManager {
   compiler::FunctionCacheStats function_cache_stats() const { return cache_.stats(); }
   // See FunctionCache::SetCompileObserver; before serving.
   void SetCompileObserver(std::function<void(int64_t us)> observer) { cache_.SetCompileObserver(std::move(observer)); }
+  // See FunctionCache::SetCompileAdmission; before serving.
+  void SetCompileAdmission(std::function<Status()> admission) { cache_.SetCompileAdmission(std::move(admission)); }
   const executor::gpu::GpuProbe& gpus() const { return gpu_.probe; }
   // The GPU device's memory (zeros without one).
   executor::gpu::GpuMemoryStats gpu_memory() const {

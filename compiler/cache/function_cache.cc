@@ -108,11 +108,21 @@ StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& cont
       if (!flight->result.ok() && IsCallerSpecific(flight->result.status())) continue;
       return flight->result;
     }
-    const auto started = std::chrono::steady_clock::now();
-    StatusOr<Ref> result = produce();
-    if (observer_) {
-      observer_(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started)
-                    .count());
+    Status admitted = admission_ ? admission_() : absl::OkStatus();
+    StatusOr<Ref> result = admitted.ok() ? errors::Internal("not compiled") : admitted;
+    if (admitted.ok()) {
+      const auto started = std::chrono::steady_clock::now();
+      result = produce();
+      if (observer_) {
+        observer_(std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started)
+                      .count());
+      }
+    }
+    // A quota or memory budget (the admission's, or an allocation's while compiling)
+    // is the caller's own: a waiter with its own budget tries again.
+    if (!result.ok() && result.status().code() == absl::StatusCode::kResourceExhausted &&
+        !IsCallerSpecific(result.status())) {
+      result = CallerSpecific(result.status());
     }
     {
       absl::MutexLock lock(&mu_);

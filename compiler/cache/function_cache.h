@@ -87,6 +87,9 @@ class FunctionCache {
   // Told the duration of every compile run (successful or not), in microseconds, on
   // the compiling thread. Set before the cache is used.
   void SetCompileObserver(std::function<void(int64_t us)> observer) { observer_ = std::move(observer); }
+  // Asked on the compiling thread before every compile; an error is the compile's
+  // result, CallerSpecific (a tenant's compile-time quota). Set before the cache is used.
+  void SetCompileAdmission(std::function<Status()> admission) { admission_ = std::move(admission); }
 
   FunctionCacheStats stats() const;
   const FunctionCacheOptions& options() const { return options_; }
@@ -133,6 +136,7 @@ class FunctionCache {
 
   const FunctionCacheOptions options_;
   std::function<void(int64_t)> observer_;
+  std::function<Status()> admission_;
   mutable absl::Mutex mu_;
   std::list<Slot> lru_ ABSL_GUARDED_BY(mu_);  // most recently used first
   absl::flat_hash_map<Key, std::list<Slot>::iterator, KeyHash, KeyEq> index_ ABSL_GUARDED_BY(mu_);

@@ -165,6 +165,15 @@ std::string Registry::Expose() const {
   return out;
 }
 
+void AppendGauges(std::string& out, const std::string& name, const std::string& help, const std::string& label,
+                  const std::vector<std::pair<std::string, double>>& samples) {
+  if (samples.empty()) return;
+  Header(out, name, help, "gauge");
+  for (const auto& [value, sample] : samples) {
+    absl::StrAppend(&out, name, Labels({label}, {value}), " ", Number(sample), "\n");
+  }
+}
+
 void AppendGauge(std::string& out, const std::string& name, const std::string& help, double value) {
   Header(out, name, help, "gauge");
   absl::StrAppend(&out, name, " ", Number(value), "\n");

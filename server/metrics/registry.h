@@ -15,6 +15,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
@@ -105,6 +106,9 @@ class Registry {
 // One unlabelled sample with its HELP and TYPE lines, for collectors.
 void AppendGauge(std::string& out, const std::string& name, const std::string& help, double value);
 void AppendCounter(std::string& out, const std::string& name, const std::string& help, double value);
+// One sample per (label value, sample) of `label`, with the HELP and TYPE lines (none when empty).
+void AppendGauges(std::string& out, const std::string& name, const std::string& help, const std::string& label,
+                  const std::vector<std::pair<std::string, double>>& samples);
 
 }  // namespace graphd::server::metrics
 

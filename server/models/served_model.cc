@@ -7,9 +7,11 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "core/memory_account.h"
 #include "graphd/v1/graph.pb.h"
 #include "server/models/datatypes.h"
 #include "server/service/graph_codec.h"
+#include "server/tenancy/compile_meter.h"
 
 namespace graphd::server::models {
 namespace {
@@ -328,6 +330,10 @@ void ServedModel::Submit(std::vector<Tensor> inputs, const CancellationToken* to
 }
 
 StatusOr<std::vector<Tensor>> ServedModel::Execute(std::vector<Tensor> inputs, const CancellationToken& token) const {
+  // A served model is the server's, whichever tenant's request runs it (or a batch of
+  // several tenants'): its compiles and tensors are charged to the server's account.
+  ScopedMemoryAccount server_memory(nullptr);
+  tenancy::ScopedCompileMeter no_compile_quota(nullptr);
   if (kind_ == ModelKind::kSource) return ExecuteSource(std::move(inputs), token);
   std::vector<GraphValue> values;
   values.reserve(inputs.size());

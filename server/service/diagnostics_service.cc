@@ -2,31 +2,24 @@
 
 #include "server/version.h"
 
-#include "server/service/status_codec.h"
+#include "server/service/quick_call.h"
 
 namespace graphd::server {
 
 grpc::ServerUnaryReactor* DiagnosticsServiceImpl::Echo(grpc::CallbackServerContext* ctx,
                                                        const v1::EchoRequest* req,
                                                        v1::EchoResponse* resp) {
-  auto* reactor = ctx->DefaultReactor();
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) {
-    reactor->Finish(ToGrpcStatus(tenant.status(), ctx));
-    return reactor;
-  }
+  QuickCall call(ctx, env_, "Echo", req);
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   resp->set_payload(req->payload());
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* DiagnosticsServiceImpl::GetServerInfo(
-    grpc::CallbackServerContext* ctx, const v1::GetServerInfoRequest*,
+    grpc::CallbackServerContext* ctx, const v1::GetServerInfoRequest* req,
     v1::GetServerInfoResponse* resp) {
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) {
-    auto* reactor = ctx->DefaultReactor();
-    reactor->Finish(ToGrpcStatus(tenant.status(), ctx));
-    return reactor;
-  }
+  QuickCall call(ctx, env_, "GetServerInfo", req);
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   resp->set_version(kVersion);
   resp->set_active_sessions(sessions_.size());
   const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();
@@ -41,9 +34,7 @@ grpc::ServerUnaryReactor* DiagnosticsServiceImpl::GetServerInfo(
   out->set_evictions(cache.evictions);
   out->set_entries(cache.entries);
   out->set_bytes(cache.bytes);
-  auto* reactor = ctx->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 }  // namespace graphd::server

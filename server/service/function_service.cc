@@ -40,7 +40,7 @@ void AddConcreteFunctions(const std::string& name, const std::vector<std::string
 grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerContext* ctx,
                                                          const v1::LoadModuleRequest* req,
                                                          v1::LoadModuleResponse* resp) {
-  return PooledCall::Start(ctx, env_, "LoadModule", req->session_handle(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "LoadModule", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     if (const int64_t max = call.tenant_config().max_source_bytes();
         max > 0 && static_cast<int64_t>(req->source().size()) > max) {
@@ -61,7 +61,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
 
 grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* ctx, const v1::CallRequest* req,
                                                    v1::CallResponse* resp) {
-  return PooledCall::Start(ctx, env_, "Call", req->session_handle(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "Call", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     if (req->options().timeout_in_ms() > 0) {
       call.token().TightenDeadline(CancellationToken::Clock::now() +
                                    std::chrono::milliseconds(req->options().timeout_in_ms()));
@@ -105,7 +105,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext* ctx, const v1::ToCodeRequest* req,
                                                      v1::ToCodeResponse* resp) {
-  return PooledCall::Start(ctx, env_, "ToCode", req->session_handle(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "ToCode", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     ASSIGN_OR_RETURN(std::string code, session->source_modules().ToCode(req->module_id(), req->function()));
     resp->set_code(code);
@@ -116,7 +116,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext
 grpc::ServerUnaryReactor* SessionServiceImpl::DescribeFunction(grpc::CallbackServerContext* ctx,
                                                                const v1::DescribeFunctionRequest* req,
                                                                v1::DescribeFunctionResponse* resp) {
-  return PooledCall::Start(ctx, env_, "DescribeFunction", req->session_handle(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "DescribeFunction", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     auto source = session->source_modules().Describe(req->module_id(), req->function(), req->include_graphs());
     if (!source.ok() && req->module_id() == 0 && absl::IsNotFound(source.status()) &&

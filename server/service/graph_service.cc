@@ -72,7 +72,7 @@ void ValueToProto(const GraphValue& v, v1::GraphValue* out) {
 grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerContext* ctx,
                                                         const v1::LoadGraphRequest* req,
                                                         v1::LoadGraphResponse* resp) {
-  return PooledCall::Start(ctx, env_, "LoadGraph", req->session_handle(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "LoadGraph", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     LoadedGraph loaded;
     if (req->graph_case() == v1::LoadGraphRequest::kGraphDef) {
@@ -103,7 +103,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerCont
 grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerContext* ctx,
                                                         const v1::CallGraphRequest* req,
                                                         v1::CallGraphResponse* resp) {
-  return PooledCall::Start(ctx, env_, "CallGraph", req->session_handle(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "CallGraph", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     if (req->options().timeout_in_ms() > 0) {
       call.token().TightenDeadline(CancellationToken::Clock::now() +
                                    std::chrono::milliseconds(req->options().timeout_in_ms()));

@@ -4,10 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <utility>
+
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "core/logging.h"
+#include "server/audit_log.h"
 #include "server/service/http_codec.h"
 #include "server/serving/infer.h"
 #include "server/version.h"
@@ -28,6 +32,9 @@ void Error(httplib::Response& res, const Status& status) {
 StatusOr<std::shared_ptr<const v1::Tenant>> Caller(const PooledCall::Env& env, const httplib::Request& req) {
   return tenancy::Authenticate(env.tenants, req.get_header_value("Authorization"));
 }
+
+// When the request this thread serves was routed (see the constructor).
+thread_local std::chrono::steady_clock::time_point request_started;
 
 std::string Match(const httplib::Request& req, size_t i) {
   return req.matches.size() > i ? std::string(req.matches[i]) : std::string();
@@ -54,6 +61,13 @@ HttpInferenceService::HttpInferenceService(models::ModelManager& models, PooledC
                                            std::function<bool()> ready, int64_t max_body_bytes)
     : models_(models), env_(env), ready_(std::move(ready)), http_(std::make_unique<httplib::Server>()) {
   http_->set_payload_max_length(static_cast<size_t>(max_body_bytes));
+  // The audit log (server/audit_log.h): httplib serves a request on one thread, from
+  // routing to the logger, which it calls once the response is written.
+  http_->set_pre_routing_handler([](const httplib::Request&, httplib::Response&) {
+    request_started = std::chrono::steady_clock::now();
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
+  http_->set_logger([this](const httplib::Request& req, const httplib::Response& res) { Audit(req, res); });
   Routes();
 }
 
@@ -70,6 +84,27 @@ void HttpInferenceService::Stop() {
   if (!thread_.joinable()) return;
   http_->stop();
   thread_.join();
+}
+
+void HttpInferenceService::Audit(const httplib::Request& req, const httplib::Response& res) const {
+  const auto started = std::exchange(request_started, std::chrono::steady_clock::time_point());
+  if (!AuditLogEnabled()) return;
+  auto tenant = Caller(env_, req);
+  const std::string method = absl::StrCat(req.method, " ", req.path);
+  const std::string peer = absl::StrCat(req.remote_addr, ":", req.remote_port);
+  WriteAudit({.protocol = "http",
+              .method = method,
+              .tenant = tenant.ok() ? absl::string_view((*tenant)->name()) : absl::string_view(),
+              .session = Match(req, 1),
+              .peer = peer,
+              .http_status = res.status,
+              .duration_us = started == std::chrono::steady_clock::time_point()
+                                 ? 0
+                                 : std::chrono::duration_cast<std::chrono::microseconds>(
+                                       std::chrono::steady_clock::now() - started)
+                                       .count(),
+              .request_bytes = static_cast<int64_t>(req.body.size()),
+              .response_bytes = static_cast<int64_t>(res.body.size())});
 }
 
 void HttpInferenceService::Routes() {

@@ -25,6 +25,8 @@
 
 namespace httplib {
 class Server;
+struct Request;
+struct Response;
 }
 
 namespace graphd::server {
@@ -45,6 +47,8 @@ class HttpInferenceService {
 
  private:
   void Routes();
+  // Writes the audit line of a request served (server/audit_log.h).
+  void Audit(const httplib::Request& req, const httplib::Response& res) const;
 
   models::ModelManager& models_;
   const PooledCall::Env env_;

@@ -6,18 +6,13 @@
 #include "absl/strings/str_join.h"
 #include "server/models/datatypes.h"
 #include "server/service/infer_codec.h"
+#include "server/service/quick_call.h"
 #include "server/service/session_service.h"
 #include "server/service/status_codec.h"
 #include "server/version.h"
 
 namespace graphd::server {
 namespace {
-
-grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* ctx, const Status& status) {
-  auto* reactor = ctx->DefaultReactor();
-  reactor->Finish(ToGrpcStatus(status, ctx));
-  return reactor;
-}
 
 void TensorMetadata(const models::TensorInfo& t, inference::ModelMetadataResponse::TensorMetadata* out) {
   out->set_name(t.name);
@@ -51,55 +46,61 @@ void StatsToProto(const models::ServedModel& m, inference::ModelStatistics* out)
 }  // namespace
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ServerLive(grpc::CallbackServerContext* ctx,
-                                                           const inference::ServerLiveRequest*,
+                                                           const inference::ServerLiveRequest* req,
                                                            inference::ServerLiveResponse* resp) {
+  QuickCall call(ctx, env_, "ServerLive", req, /*open=*/true);
   resp->set_live(true);
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ServerReady(grpc::CallbackServerContext* ctx,
-                                                            const inference::ServerReadyRequest*,
+                                                            const inference::ServerReadyRequest* req,
                                                             inference::ServerReadyResponse* resp) {
+  QuickCall call(ctx, env_, "ServerReady", req, /*open=*/true);
   resp->set_ready(ready_());
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelReady(grpc::CallbackServerContext* ctx,
                                                            const inference::ModelReadyRequest* req,
                                                            inference::ModelReadyResponse* resp) {
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
+  QuickCall call(ctx, env_, "ModelReady", req);
+  call.set_session(req->name());
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   auto model = models_.Find(req->name(), req->version());
-  if (!model.ok() && model.status().code() == absl::StatusCode::kInvalidArgument) return Finish(ctx, model.status());
+  if (!model.ok() && model.status().code() == absl::StatusCode::kInvalidArgument) return call.Finish(model.status());
   resp->set_ready(model.ok() && ready_());
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ServerMetadata(grpc::CallbackServerContext* ctx,
-                                                               const inference::ServerMetadataRequest*,
+                                                               const inference::ServerMetadataRequest* req,
                                                                inference::ServerMetadataResponse* resp) {
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
+  QuickCall call(ctx, env_, "ServerMetadata", req);
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   resp->set_name("graphd");
   resp->set_version(kVersion);
   resp->add_extensions("model_repository");
   resp->add_extensions("statistics");
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelMetadata(grpc::CallbackServerContext* ctx,
                                                               const inference::ModelMetadataRequest* req,
                                                               inference::ModelMetadataResponse* resp) {
-  auto tenant = PooledCall::Authenticate(ctx, env_);
-  if (!tenant.ok()) return Finish(ctx, tenant.status());
-  if (Status allowed = tenancy::MayUseModel(**tenant, req->name()); !allowed.ok()) return Finish(ctx, allowed);
+  QuickCall call(ctx, env_, "ModelMetadata", req);
+  call.set_session(req->name());
+  if (!call.authenticated()) return call.Finish(call.auth_status());
+  if (Status allowed = tenancy::MayUseModel(call.tenant(), req->name()); !allowed.ok()) return call.Finish(allowed);
   auto model = models_.Find(req->name(), req->version());
-  if (!model.ok()) return Finish(ctx, model.status());
+  if (!model.ok()) return call.Finish(model.status());
   const models::ServedModel& m = **model;
   resp->set_name(m.name());
   for (int64_t v : models_.Versions(m.name())) resp->add_versions(absl::StrCat(v));
   resp->set_platform(std::string(m.platform()));
   for (const auto& t : m.inputs()) TensorMetadata(t, resp->add_inputs());
   for (const auto& t : m.outputs()) TensorMetadata(t, resp->add_outputs());
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerContext* ctx,
@@ -107,7 +108,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
                                                            inference::ModelInferResponse* resp) {
   // A small request may run on the gRPC thread when its model ran quickly last time
   // (pooled_call.h); a batched model's request is only queued there.
-  return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "ModelInfer", req->model_name(), req, resp, [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(tenancy::MayUseModel(call.tenant_config(), req->model_name()));
     ASSIGN_OR_RETURN(serving::InferRequest request, InferRequestFromProto(*req));
     // `done` runs before Infer returns (the result is returned from here, so that a
@@ -138,7 +139,9 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelInfer(grpc::CallbackServerC
 grpc::ServerUnaryReactor* InferenceServiceImpl::ModelStatistics(grpc::CallbackServerContext* ctx,
                                                                 const inference::ModelStatisticsRequest* req,
                                                                 inference::ModelStatisticsResponse* resp) {
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
+  QuickCall call(ctx, env_, "ModelStatistics", req);
+  call.set_session(req->name());
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   std::vector<std::string> names;
   if (!req->name().empty()) {
     names.push_back(req->name());
@@ -150,24 +153,25 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::ModelStatistics(grpc::CallbackSe
   for (const std::string& name : names) {
     if (!req->version().empty()) {
       auto model = models_.Find(name, req->version());
-      if (!model.ok()) return Finish(ctx, model.status());
+      if (!model.ok()) return call.Finish(model.status());
       StatsToProto(**model, resp->add_model_stats());
       continue;
     }
     std::vector<int64_t> versions = models_.Versions(name);
-    if (versions.empty() && !req->name().empty()) return Finish(ctx, models_.Find(name, "").status());
+    if (versions.empty() && !req->name().empty()) return call.Finish(models_.Find(name, "").status());
     for (int64_t v : versions) {
       auto model = models_.Find(name, absl::StrCat(v));
       if (model.ok()) StatsToProto(**model, resp->add_model_stats());  // unloaded meanwhile: skipped
     }
   }
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryIndex(grpc::CallbackServerContext* ctx,
                                                                 const inference::RepositoryIndexRequest* req,
                                                                 inference::RepositoryIndexResponse* resp) {
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) return Finish(ctx, tenant.status());
+  QuickCall call(ctx, env_, "RepositoryIndex", req);
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   for (const models::ModelIndexEntry& e : models_.Index()) {
     if (req->ready() && e.state != "READY") continue;
     auto* out = resp->add_models();
@@ -176,13 +180,13 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryIndex(grpc::CallbackSe
     out->set_state(e.state);
     out->set_reason(e.reason);
   }
-  return Finish(ctx, absl::OkStatus());
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryModelLoad(grpc::CallbackServerContext* ctx,
                                                                     const inference::RepositoryModelLoadRequest* req,
                                                                     inference::RepositoryModelLoadResponse*) {
-  return PooledCall::Start(ctx, env_, "RepositoryModelLoad", req->model_name(),
+  return PooledCall::Start(ctx, env_, "RepositoryModelLoad", req->model_name(), req, nullptr,
                            [=, this](PooledCall&) -> Status { return models_.Load(req->model_name()); });
 }
 
@@ -190,7 +194,7 @@ grpc::ServerUnaryReactor* InferenceServiceImpl::RepositoryModelUnload(
     grpc::CallbackServerContext* ctx, const inference::RepositoryModelUnloadRequest* req,
     inference::RepositoryModelUnloadResponse*) {
   // Waits for a load or poll in progress: on a worker, like a load.
-  return PooledCall::Start(ctx, env_, "RepositoryModelUnload", req->model_name(),
+  return PooledCall::Start(ctx, env_, "RepositoryModelUnload", req->model_name(), req, nullptr,
                            [=, this](PooledCall&) -> Status { return models_.Unload(req->model_name()); });
 }
 

@@ -8,6 +8,7 @@
 #include "executor/memory_owner.h"
 
 #include "core/logging.h"
+#include "server/audit_log.h"
 #include "server/quick_run.h"
 #include "server/service/status_codec.h"
 
@@ -18,9 +19,16 @@ constexpr auto kNoDeadline = std::chrono::hours(24 * 365);
 constexpr char kDeferredPayload[] = "graphd.dev/deferred";
 }  // namespace
 
-PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate,
-                       const char* method, std::string session)
-    : context_(context), gate_(gate), method_(method), session_(std::move(session)), arrived_(Clock::now()) {
+PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate, const char* method,
+                       std::string session, const google::protobuf::MessageLite* request,
+                       const google::protobuf::MessageLite* response)
+    : context_(context),
+      gate_(gate),
+      method_(method),
+      session_(std::move(session)),
+      arrived_(Clock::now()),
+      response_(response),
+      request_bytes_(request != nullptr ? static_cast<int64_t>(request->ByteSizeLong()) : 0) {
   auto deadline = context->deadline();
   auto now = std::chrono::system_clock::now();
   if (deadline < now + kNoDeadline) {
@@ -42,32 +50,36 @@ StatusOr<std::shared_ptr<const v1::Tenant>> PooledCall::Authenticate(grpc::Callb
 }
 
 grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context, const Env& env,
-                                            const char* method, std::string session, Work work,
+                                            const char* method, std::string session,
+                                            const google::protobuf::MessageLite* request,
+                                            const google::protobuf::MessageLite* response, Work work,
                                             bool may_run_inline) {
   auto tenant = Authenticate(context, env);
   if (!tenant.ok()) {
-    auto* call = new PooledCall(context, nullptr, method, std::move(session));
-    call->Finish(ToGrpcStatus(tenant.status(), context));
+    auto* call = new PooledCall(context, nullptr, method, std::move(session), request, response);
+    call->Complete(tenant.status());
     return call;
   }
   if (!env.gate.TryEnter()) {
-    auto* call = new PooledCall(context, nullptr, method, std::move(session));
-    call->Finish(ToGrpcStatus(errors::Unavailable("the server is shutting down; retry on another replica"),
-                              context));
+    auto* call = new PooledCall(context, nullptr, method, std::move(session), request, response);
+    call->Complete(errors::Unavailable("the server is shutting down; retry on another replica"));
     return call;
   }
   const bool counted = env.usage != nullptr && (*tenant)->max_concurrent_calls() > 0;  // no quota: nothing to count
   if (counted) {
     if (Status quota = env.usage->BeginCall((*tenant)->name(), (*tenant)->max_concurrent_calls()); !quota.ok()) {
       env.gate.Exit();
-      auto* call = new PooledCall(context, nullptr, method, std::move(session));
-      call->Finish(ToGrpcStatus(quota, context));
+      auto* call = new PooledCall(context, nullptr, method, std::move(session), request, response);
+      call->Complete(quota);
       return call;
     }
   }
-  auto* call = new PooledCall(context, &env.gate, method, std::move(session));
+  auto* call = new PooledCall(context, &env.gate, method, std::move(session), request, response);
   call->tenant_ = *std::move(tenant);
   call->usage_ = counted ? env.usage : nullptr;
+  if (env.usage != nullptr && env.tenants != nullptr && env.tenants->enabled()) {
+    call->meters_ = env.usage->For(*call->tenant_);
+  }
   if (may_run_inline && env.inline_us > 0 && env.pool.TryBeginInline()) {
     call->quick_us_ = env.inline_us;
     bool finished;
@@ -86,7 +98,27 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
   return call;
 }
 
+void PooledCall::Complete(const Status& status) {
+  code_ = status.code();
+  if (AuditLogEnabled()) {  // read before Finish: the messages may go once it is sent
+    peer_ = context_->peer();
+    if (status.ok() && response_ != nullptr) response_bytes_ = static_cast<int64_t>(response_->ByteSizeLong());
+  }
+  Finish(ToGrpcStatus(status, context_));
+}
+
 void PooledCall::OnDone() {
+  if (AuditLogEnabled()) {
+    WriteAudit({.protocol = "grpc",
+                .method = method_,
+                .tenant = tenant_ != nullptr ? absl::string_view(tenant_->name()) : absl::string_view(),
+                .session = session_,
+                .peer = peer_,
+                .code = code_,
+                .duration_us = elapsed_us(),
+                .request_bytes = request_bytes_,
+                .response_bytes = response_bytes_});
+  }
   if (usage_ != nullptr) usage_->EndCall(tenant_->name());
   if (gate_ != nullptr) gate_->Exit();
   delete this;
@@ -104,7 +136,7 @@ Status PooledCall::Deferred() {
 
 bool PooledCall::IsDeferred(const Status& status) { return status.GetPayload(kDeferredPayload).has_value(); }
 
-void PooledCall::FinishDeferred(const Status& status) { Finish(ToGrpcStatus(status, context_)); }
+void PooledCall::FinishDeferred(const Status& status) { Complete(status); }
 
 bool PooledCall::Run(const Work& work) {
   queue_us_ = elapsed_us();
@@ -112,6 +144,8 @@ bool PooledCall::Run(const Work& work) {
   if (status.ok()) {
     {
       executor::ScopedMemoryOwner owner(session_);  // device memory charged to the session
+      ScopedMemoryAccount account(meters_.memory);   // host tensors charged to the tenant
+      tenancy::ScopedCompileMeter compile(meters_.compile);
       status = work(*this);
     }  // restored before anything else: after a Deferred() return `this` may be gone
     // The GPU streams and library handles this thread used go back to the shared pool.
@@ -125,7 +159,7 @@ bool PooledCall::Run(const Work& work) {
                      absl::StatusCodeToString(status.code()), elapsed_us(),
                      status.ok() ? "" : absl::StrCat(" origin=", errors::OriginOf(status).value_or("?")));
   }
-  Finish(ToGrpcStatus(status, context_));
+  Complete(status);
   return true;
 }
 

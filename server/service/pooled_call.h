@@ -14,6 +14,7 @@
 #ifndef GRAPHD_SERVER_SERVICE_POOLED_CALL_H_
 #define GRAPHD_SERVER_SERVICE_POOLED_CALL_H_
 
+#include <google/protobuf/message_lite.h>
 #include <grpcpp/grpcpp.h>
 
 #include <chrono>
@@ -58,8 +59,13 @@ class PooledCall : public grpc::ServerUnaryReactor {
   // (when the server has tenants) with UNAUTHENTICATED, and past the tenant's
   // max_concurrent_calls with RESOURCE_EXHAUSTED. `work` may run twice:
   // once inline returning NotQuick() having done nothing, then on the pool.
+  // `request` and `response` (may be null: an empty one) are the RPC's messages, for
+  // the audit log's byte counts (server/audit_log.h): every call, refused or not,
+  // writes its line when it is done.
   static grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context, const Env& env,
-                                         const char* method, std::string session, Work work,
+                                         const char* method, std::string session,
+                                         const google::protobuf::MessageLite* request,
+                                         const google::protobuf::MessageLite* response, Work work,
                                          bool may_run_inline = false);
 
   // Work that hands the call to someone else (the model's batcher) returns
@@ -89,7 +95,10 @@ class PooledCall : public grpc::ServerUnaryReactor {
 
  private:
   PooledCall(grpc::CallbackServerContext* context, CallGate* gate, const char* method,
-             std::string session);
+             std::string session, const google::protobuf::MessageLite* request,
+             const google::protobuf::MessageLite* response);
+  // Finishes the RPC with `status` (noted for the audit log).
+  void Complete(const Status& status);
   // Runs `work` and finishes the RPC; false (and nothing finished) when the work
   // returned NotQuick().
   bool Run(const Work& work);
@@ -104,6 +113,14 @@ class PooledCall : public grpc::ServerUnaryReactor {
   int64_t quick_us_ = 0;
   CancellationToken token_;
   std::shared_ptr<const v1::Tenant> tenant_;
+  const google::protobuf::MessageLite* response_;
+  int64_t request_bytes_ = 0;
+  int64_t response_bytes_ = 0;
+  std::string peer_;
+  absl::StatusCode code_ = absl::StatusCode::kUnknown;
+  // The tenant's memory account and compile meter, current while the work runs
+  // (null without tenants: the server's root account, no compile quota).
+  tenancy::Usage::Meters meters_{nullptr, nullptr};
 };
 
 }  // namespace graphd::server

@@ -3,6 +3,7 @@
 #include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
+#include "server/service/quick_call.h"
 #include "server/service/status_codec.h"
 #include "server/service/tensor_codec.h"
 
@@ -46,9 +47,10 @@ bool SmallRequest(const google::protobuf::Message& req) { return req.ByteSizeLon
 grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServerContext* ctx,
                                                             const v1::CreateSessionRequest* req,
                                                             v1::CreateSessionResponse* resp) {
-  return PooledCall::Start(ctx, env_, "CreateSession", "", [=, this](PooledCall& call) -> Status {
+  return PooledCall::Start(ctx, env_, "CreateSession", "", req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device(), call.tenant(), call.tenant_config().max_sessions()));
+    ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device(), call.tenant(), call.tenant_config().max_sessions(),
+                                                      /*own_functions=*/call.tenant_config().max_memory_bytes() > 0));
     resp->set_session_handle(session->handle());
     resp->set_graph_version(session->graph_version());
     return absl::OkStatus();
@@ -58,7 +60,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServer
 grpc::ServerUnaryReactor* SessionServiceImpl::ExtendSession(grpc::CallbackServerContext* ctx,
                                                             const v1::ExtendSessionRequest* req,
                                                             v1::ExtendSessionResponse* resp) {
-  return PooledCall::Start(ctx, env_, "ExtendSession", req->session_handle(),
+  return PooledCall::Start(ctx, env_, "ExtendSession", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
                              ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
                              ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
@@ -71,7 +73,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ExtendSession(grpc::CallbackServer
 
 grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* ctx,
                                                   const v1::RunRequest* req, v1::RunResponse* resp) {
-  return PooledCall::Start(ctx, env_, "Run", req->session_handle(),
+  return PooledCall::Start(ctx, env_, "Run", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
@@ -103,7 +105,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
 grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerContext* ctx,
                                                            const v1::MakeCallableRequest* req,
                                                            v1::MakeCallableResponse* resp) {
-  return PooledCall::Start(ctx, env_, "MakeCallable", req->session_handle(),
+  return PooledCall::Start(ctx, env_, "MakeCallable", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
     const v1::CallableOptions& o = req->options();
@@ -117,7 +119,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerC
 grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerContext* ctx,
                                                           const v1::RunCallableRequest* req,
                                                           v1::RunCallableResponse* resp) {
-  return PooledCall::Start(ctx, env_, "RunCallable", req->session_handle(),
+  return PooledCall::Start(ctx, env_, "RunCallable", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
     ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
@@ -139,7 +141,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
 grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServerContext* ctx,
                                                               const v1::ReleaseCallableRequest* req,
                                                               v1::ReleaseCallableResponse*) {
-  return PooledCall::Start(ctx, env_, "ReleaseCallable", req->session_handle(),
+  return PooledCall::Start(ctx, env_, "ReleaseCallable", req->session_handle(), req, nullptr,
                            [=, this](PooledCall& call) -> Status {
                              ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
                              return session->ReleaseCallable(req->handle());
@@ -149,7 +151,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServ
 grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerContext* ctx,
                                                            const v1::CloseSessionRequest* req,
                                                            v1::CloseSessionResponse*) {
-  return PooledCall::Start(ctx, env_, "CloseSession", req->session_handle(),
+  return PooledCall::Start(ctx, env_, "CloseSession", req->session_handle(), req, nullptr,
                            [=, this](PooledCall& call) {
                              Status closed = sessions_.Close(req->session_handle(), call.tenant());
                              ReleaseFreeMemory();  // its plans and buffers
@@ -158,13 +160,10 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerC
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerContext* ctx,
-                                                          const v1::ListDevicesRequest*,
+                                                          const v1::ListDevicesRequest* req,
                                                           v1::ListDevicesResponse* resp) {
-  if (auto tenant = PooledCall::Authenticate(ctx, env_); !tenant.ok()) {
-    auto* reactor = ctx->DefaultReactor();
-    reactor->Finish(ToGrpcStatus(tenant.status(), ctx));
-    return reactor;
-  }
+  QuickCall call(ctx, env_, "ListDevices", req);
+  if (!call.authenticated()) return call.Finish(call.auth_status());
   const executor::DeviceInfo& info = device_.info();
   v1::DeviceAttributes* d = resp->add_device();
   d->set_name(info.name);
@@ -178,9 +177,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerCo
     g->set_memory_limit(gpu.memory_limit);
     g->set_description(gpu.description);
   }
-  auto* reactor = ctx->DefaultReactor();
-  reactor->Finish(grpc::Status::OK);
-  return reactor;
+  return call.Finish(absl::OkStatus(), resp);
 }
 
 }  // namespace graphd::server

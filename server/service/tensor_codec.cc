@@ -59,7 +59,9 @@ StatusOr<Tensor> TensorFromProto(const v1::TensorProto& proto, absl::string_view
     }
   }
   auto tensor = Tensor::Allocate(*dtype, *shape);
-  if (!tensor.ok()) return fail(tensor.status().message());
+  if (!tensor.ok()) {  // over a memory budget: RESOURCE_EXHAUSTED, not the client's mistake
+    return errors::Make(tensor.status().code(), absl::StrCat(what, ": ", tensor.status().message()));
+  }
   if (*dtype == DType::kString) {
     for (int64_t i = 0; i < n; ++i) tensor->data<std::string>()[i] = proto.string_val(i);
   } else if (n > 0) {

@@ -28,4 +28,29 @@ int64_t Usage::calls(const std::string& tenant) const {
   return it == calls_.end() ? 0 : it->second;
 }
 
+Usage::Meters Usage::For(const v1::Tenant& tenant) {
+  Meters meters;
+  {
+    absl::MutexLock lock(&mu_);
+    auto [it, added] = meters_.try_emplace(tenant.name());
+    if (added) {
+      // Never deleted (see the header): a handful per tenant name ever configured.
+      it->second.memory = new MemoryAccount(absl::StrCat("the max_memory_bytes quota of tenant '", tenant.name(), "'"),
+                                            0, &RootMemoryAccount());
+      it->second.compile = new CompileMeter(tenant.name());
+    }
+    meters = it->second;
+  }
+  meters.memory->set_limit(tenant.max_memory_bytes());
+  meters.compile->set_quota_seconds(tenant.max_compile_seconds_per_minute());
+  return meters;
+}
+
+std::vector<std::pair<std::string, int64_t>> Usage::MemoryByTenant() const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [name, meters] : meters_) out.emplace_back(name, meters.memory->used());
+  return out;
+}
+
 }  // namespace graphd::server::tenancy
