@@ -61,6 +61,10 @@ TEST(ValidateTest, RejectsEachBadField) {
                  "--session-idle-timeout");
   ExpectRejected([](ServerOptions& o) { o.max_tensor_bytes = 100; }, "--max-tensor-bytes");
   ExpectRejected([](ServerOptions& o) { o.disabled_passes = {"cse", "fusion"}; }, "--disable-passes");
+  ExpectRejected([](ServerOptions& o) { o.memory_limit = "huge"; }, "--memory-limit");
+  ExpectRejected([](ServerOptions& o) { o.memory_wait_ms = -1; }, "--memory-wait-ms");
+  ExpectRejected([](ServerOptions& o) { o.log_format = "xml"; }, "--log-format");
+  ExpectRejected([](ServerOptions& o) { o.audit_log = ""; }, "--audit-log");
 }
 
 class ParseCommandLineTest : public ::testing::Test {
@@ -69,7 +73,8 @@ class ParseCommandLineTest : public ::testing::Test {
     for (const char* env :
          {"GRAPHD_LISTEN", "GRAPHD_CONFIG", "GRAPHD_LOG_LEVEL", "GRAPHD_MAX_SESSIONS",
           "GRAPHD_SESSION_IDLE_TIMEOUT", "GRAPHD_MAX_MESSAGE_BYTES", "GRAPHD_CPU_THREADS",
-          "GRAPHD_DRAIN_SECONDS", "GRAPHD_MAX_TENSOR_BYTES", "GRAPHD_DISABLE_PASSES"}) {
+          "GRAPHD_DRAIN_SECONDS", "GRAPHD_MAX_TENSOR_BYTES", "GRAPHD_DISABLE_PASSES", "GRAPHD_MEMORY_LIMIT",
+          "GRAPHD_MEMORY_WAIT_MS", "GRAPHD_LOG_FORMAT", "GRAPHD_AUDIT_LOG"}) {
       unsetenv(env);
     }
   }
@@ -266,6 +271,34 @@ TEST_F(ParseCommandLineTest, HelpAndVersionExitZero) {
   auto version = Parse({"--version"});
   EXPECT_FALSE(version.ok());
   EXPECT_EQ(exit_code_, 0);
+}
+
+TEST_F(ParseCommandLineTest, MemoryAndLogSettingsFromFileAndFlags) {
+  std::string path = WriteFile("memory.txtpb",
+                               "memory_limit: \"2G\"\n"
+                               "memory_wait_ms: 250\n"
+                               "log_format: \"json\"\n"
+                               "audit_log: \"off\"\n");
+  auto file_only = Parse({"--config", path});
+  ASSERT_TRUE(file_only.ok()) << file_only.status();
+  EXPECT_EQ(file_only->memory_limit, "2G");
+  EXPECT_EQ(file_only->memory_wait_ms, 250);
+  EXPECT_EQ(file_only->log_format, "json");
+  EXPECT_EQ(file_only->audit_log, "off");
+  auto flags = Parse({"--config", path, "--memory-limit", "50%", "--audit-log", "-", "--log-format", "text"});
+  ASSERT_TRUE(flags.ok()) << flags.status();
+  EXPECT_EQ(flags->memory_limit, "50%");
+  EXPECT_EQ(flags->audit_log, "-");
+  EXPECT_EQ(flags->log_format, "text");
+  auto defaults = Parse({});
+  ASSERT_TRUE(defaults.ok());
+  EXPECT_EQ(defaults->memory_limit, "auto");
+  EXPECT_EQ(defaults->memory_wait_ms, 1000);
+  EXPECT_EQ(defaults->audit_log, "-");
+  auto bad = Parse({"--memory-limit", "12Q"});
+  EXPECT_FALSE(bad.ok());
+  EXPECT_EQ(exit_code_, 2);
+  EXPECT_THAT(bad.status().message(), HasSubstr("unknown unit 'Q'"));
 }
 
 }  // namespace
