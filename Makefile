@@ -31,7 +31,7 @@ test-cpp:
 
 test-python:
 	GRAPHD_BIN=$(abspath $(BUILD_DIR))/bin/graphd PYTHONPATH=clients/python \
-	  $(PYTHON) -m pytest -q -p no:cacheprovider clients/python/tests tests/integration
+	  $(PYTHON) -m pytest -q -p no:cacheprovider clients/python/tests tests/integration tests/robustness
 	@echo "== again with device=\"gpu\" sessions on a fake accelerator (placement and copies; GRAPHD_TEST_FAKE_GPU) =="
 	GRAPHD_TEST_FAKE_GPU=mixed GRAPHD_DEVICE=gpu GRAPHD_BIN=$(abspath $(BUILD_DIR))/bin/graphd PYTHONPATH=clients/python \
 	  $(PYTHON) -m pytest -q -p no:cacheprovider clients/python/tests tests/integration \

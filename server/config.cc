@@ -71,6 +71,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_tls_reload_seconds() && unset("--tls-reload-seconds")) o.tls_reload_seconds = c.tls_reload_seconds();
   if (c.has_tenants_file() && unset("--tenants-file")) o.tenants_file = c.tenants_file();
   if (c.has_fair_scheduling() && unset("--fair-scheduling")) o.fair_scheduling = c.fair_scheduling();
+  if (c.has_reuse_port() && unset("--reuse-port")) o.reuse_port = c.reuse_port();
   if (c.has_allow_insecure_remote() && unset("--allow-insecure-remote")) {
     o.allow_insecure_remote = c.allow_insecure_remote();
   }
@@ -238,6 +239,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_flag("--allow-insecure-remote", o.allow_insecure_remote,
                "Let a server without TLS and tenants listen on non-loopback addresses (a trusted network only)")
       ->envname("GRAPHD_ALLOW_INSECURE_REMOTE");
+  app.add_flag("--reuse-port", o.reuse_port,
+               "Let other processes bind the same --listen port (SO_REUSEPORT; they split the connections)")
+      ->envname("GRAPHD_REUSE_PORT");
   app.add_option("--metrics-listen", o.metrics_listen,
                  "Serve Prometheus metrics at http://HOST:PORT/metrics (default: not)")
       ->envname("GRAPHD_METRICS_LISTEN");

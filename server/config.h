@@ -49,6 +49,9 @@ struct ServerOptions {
   int tls_reload_seconds = 10;
   std::string tenants_file;
   bool allow_insecure_remote = false;
+  // Let several processes bind --listen's port at once (SO_REUSEPORT: the kernel splits
+  // connections between them); off, a port in use stops the start.
+  bool reuse_port = false;
   // Weighted fair queuing of the worker pool across tenants (false: one FIFO queue).
   bool fair_scheduling = true;
   // The tensor memory budget (server/memory_budget.h) and how long work past it

@@ -238,6 +238,9 @@ Status GraphdServer::Start() {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
   grpc::ServerBuilder builder;
+  // gRPC sets SO_REUSEPORT by default, so a second server on a port in use would start
+  // and silently take half the connections (and sessions would vanish at random).
+  builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, options_.reuse_port ? 1 : 0);
   builder.AddListeningPort(options_.listen, credentials, &port_);
   builder.SetMaxReceiveMessageSize(static_cast<int>(options_.max_message_bytes));
   builder.SetMaxSendMessageSize(static_cast<int>(options_.max_message_bytes));
@@ -248,7 +251,8 @@ Status GraphdServer::Start() {
   if (!grpc_server_ || port_ == 0) {
     grpc_server_.reset();
     return errors::Unavailable(absl::StrCat("cannot listen on ", options_.listen,
-                                            " (address in use or invalid?)"));
+                                            " (address in use or invalid?)",
+                                            options_.reuse_port ? "" : "; --reuse-port lets several servers share a port"));
   }
   if (!options_.metrics_listen.empty()) {
     metrics_http_ = std::make_unique<MetricsService>(metrics_);

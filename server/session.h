@@ -105,6 +105,10 @@ class Session {
 
   // Marks the session used now (idle expiry counts from the last use).
   void Touch() { last_used_.store(Clock::now().time_since_epoch().count()); }
+  // Set once the session is closed (CloseSession, expiry): calls still running in it
+  // link their cancellation tokens to it (CancellationToken::CancelledWith) and stop.
+  void MarkClosed() { closed_->store(true, std::memory_order_relaxed); }
+  std::shared_ptr<const std::atomic<bool>> closed() const { return closed_; }
   Clock::time_point last_used() const {
     return Clock::time_point(Clock::duration(last_used_.load()));
   }
@@ -125,6 +129,7 @@ class Session {
   SourceModules modules_;
   GraphFunctions graphs_;
   std::atomic<Clock::rep> last_used_;
+  const std::shared_ptr<std::atomic<bool>> closed_ = std::make_shared<std::atomic<bool>>(false);
 
   mutable absl::Mutex mu_;
   Graph graph_ ABSL_GUARDED_BY(mu_);

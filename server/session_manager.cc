@@ -28,6 +28,7 @@ SessionManager::SessionManager(SessionLimits limits, const executor::Device& dev
 void SessionManager::Release(std::vector<std::shared_ptr<Session>> sessions) const {
   std::vector<std::string> gpu_handles;
   for (const auto& s : sessions) {
+    s->MarkClosed();  // calls still running in it stop at their next check
     if (gpu_.device != nullptr && &s->device() == gpu_.device) gpu_handles.push_back(s->handle());
     cache_.EraseOwner(s->cache_owner());  // its own concrete functions (and their device memory)
   }

@@ -158,7 +158,7 @@ StatusOr<std::vector<Value>> Evaluator::EvalDefaults(const std::vector<ast::Expr
 
 Status Evaluator::ExecFunctionDef(const ast::FunctionDef& def, const std::shared_ptr<const ast::Stmt>& holder) {
   auto fn = std::make_shared<FunctionObj>();
-  fn->serial = interp_.NextFunctionSerial();
+  interp_.Adopt(fn);
   fn->name = def.name;
   fn->params = &def.args;
   fn->body = &def.body;
@@ -187,7 +187,7 @@ Status Evaluator::ExecFunctionDef(const ast::FunctionDef& def, const std::shared
 StatusOr<Value> Evaluator::MakeLambda(const ast::Expr& e) {
   auto* l = e.As<ast::Lambda>();
   auto fn = std::make_shared<FunctionObj>();
-  fn->serial = interp_.NextFunctionSerial();
+  interp_.Adopt(fn);
   fn->name = "<lambda>";
   fn->params = &l->args;
   fn->lambda_body = l->body;

@@ -39,6 +39,33 @@ std::shared_ptr<ExceptionObj> Interpreter::ExceptionFor(const Status& status) {
   return ExceptionObj::FromMessage(type, std::string(status.message()));
 }
 
+void Interpreter::Adopt(const std::shared_ptr<FunctionObj>& fn) {
+  fn->serial = ++function_serial_;
+  if (functions_.size() >= 64 && functions_.size() == functions_.capacity()) {  // amortised pruning
+    std::erase_if(functions_, [](const std::weak_ptr<FunctionObj>& f) { return f.expired(); });
+  }
+  functions_.push_back(fn);
+}
+
+Interpreter::~Interpreter() {
+  std::vector<Value> released;
+  for (const auto& weak : functions_) {
+    if (auto fn = weak.lock()) {
+      fn->closure.reset();
+      fn->globals.reset();
+      for (Value& d : fn->defaults) released.push_back(std::move(d));
+      fn->defaults.clear();
+      for (auto& [name, d] : fn->kw_defaults) released.push_back(std::move(d));
+      fn->kw_defaults.clear();
+    }
+  }
+  if (globals_ != nullptr) {
+    for (const auto& [name, value] : globals_->attrs()) released.push_back(value);
+    globals_->Clear();
+  }
+  ReleaseNested(released);
+}
+
 Interpreter::Interpreter(std::shared_ptr<Namespace> globals, std::shared_ptr<Namespace> builtins,
                          InterpreterLimits limits, const CancellationToken* token)
     : globals_(std::move(globals)), builtins_(std::move(builtins)), limits_(limits), token_(token) {}

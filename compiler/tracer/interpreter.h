@@ -69,9 +69,15 @@ class Interpreter {
   void ResetSteps() { steps_ = 0; }
   TensorHooks* tensor_hooks() const { return hooks_; }
 
-  // The next FunctionObj::serial: function objects are numbered in the order this
-  // interpreter made them.
-  int64_t NextFunctionSerial() { return ++function_serial_; }
+  // Numbers `fn` (FunctionObj::serial: function objects are numbered in the order this
+  // interpreter made them) and remembers it, for ~Interpreter.
+  void Adopt(const std::shared_ptr<FunctionObj>& fn);
+  // Functions and their module form reference cycles (a module's globals hold its
+  // functions, each function holds the globals and its closure): the destructor clears
+  // every function it made, and the globals, so the module's memory goes.
+  ~Interpreter();
+  Interpreter(const Interpreter&) = delete;
+  Interpreter& operator=(const Interpreter&) = delete;
   // The variable store name of a tf.Variable created by this module's code: with a
   // prefix (the server sets one per loaded module, from its content), "<prefix><base>_<n>"
   // with n counted per interpreter, so sessions running the same code name their
@@ -142,6 +148,7 @@ class Interpreter {
   std::string last_raised_text_;  // its Status's class and message
   std::map<std::string, Value> modules_;
   int64_t function_serial_ = 0;
+  std::vector<std::weak_ptr<FunctionObj>> functions_;  // made here (expired ones pruned)
   std::string variable_prefix_;
   int64_t variables_named_ = 0;
 };

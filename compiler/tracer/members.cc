@@ -88,6 +88,7 @@ StatusOr<Value> ListMethod(Interpreter& interp, const Value& self, const std::st
   });
   if (name == "index" || name == "count") return Method(name, [list, name](Interpreter&, CallArgs& a) -> StatusOr<Value> {
     RETURN_IF_ERROR(Arity(a, 1, 1, name));
+    RETURN_IF_ERROR(CheckNesting(a.args[0], "comparing"));  // PyEquals recurses no deeper than it
     int64_t count = 0;
     for (size_t i = 0; i < list->items.size(); ++i) {
       if (PyEquals(list->items[i], a.args[0])) {

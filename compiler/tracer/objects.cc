@@ -146,6 +146,14 @@ Status ClassObj::SetAttr(Interpreter&, const std::string& name, Value value) {
   return absl::OkStatus();
 }
 
+InstanceObj::~InstanceObj() {
+  std::vector<Value> values;
+  values.reserve(attrs_.size());
+  for (auto& [name, value] : attrs_) values.push_back(std::move(value));
+  attrs_.clear();
+  ReleaseNested(values);
+}
+
 StatusOr<Value> InstanceObj::GetAttr(Interpreter&, const std::string& name) {
   if (auto it = attrs_.find(name); it != attrs_.end()) return it->second;
   if (const Value* v = cls_->dict().Find(name)) {

@@ -35,6 +35,7 @@ class Namespace : public Object {
 
   const Value* Find(const std::string& name) const;
   void Set(const std::string& name, Value value) { attrs_[name] = std::move(value); }
+  void Clear() { attrs_.clear(); }
   const std::string& name() const { return name_; }
   const std::map<std::string, Value>& attrs() const { return attrs_; }
 
@@ -89,7 +90,7 @@ class FunctionObj : public Object {
   std::string name;
   // Its place in the order the module's interpreter made function objects: the same
   // in every session that loaded the same source and traced the same calls, so the
-  // function cache can key traces on it (Interpreter::NextFunctionSerial).
+  // function cache can key traces on it (Interpreter::Adopt).
   int64_t serial = 0;
   const ast::Arguments* params = nullptr;
   // Exactly one of these: a def's body (converted by AutoGraph) or a lambda's body.
@@ -172,6 +173,7 @@ class ClassObj : public Object {
 class InstanceObj : public Object {
  public:
   explicit InstanceObj(std::shared_ptr<ClassObj> cls) : cls_(std::move(cls)) {}
+  ~InstanceObj() override;  // its attributes through ReleaseNested (value.h)
   std::string TypeName() const override { return cls_->name(); }
   std::string Repr() const override { return "<" + cls_->name() + " object>"; }
   StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;

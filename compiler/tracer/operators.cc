@@ -180,6 +180,9 @@ StatusOr<Value> Interpreter::CompareOp(CmpOpKind op, const Value& a_in, const Va
   if (op == CmpOpKind::kIsNot) return Value::Bool(!a_in.Is(b_in));
   ASSIGN_OR_RETURN(Value a, Tensorize(*this, a_in));
   ASSIGN_OR_RETURN(Value b, Tensorize(*this, b_in));
+  // Comparisons walk containers recursively (PyEquals, Order).
+  RETURN_IF_ERROR(CheckNesting(a, "comparing"));
+  RETURN_IF_ERROR(CheckNesting(b, "comparing"));
   if (op == CmpOpKind::kIn || op == CmpOpKind::kNotIn) {
     bool found = false;
     if (b.is(K::kStr) && a.is(K::kStr)) {

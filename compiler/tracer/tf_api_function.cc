@@ -44,7 +44,7 @@ StatusOr<Value> Decorate(Interpreter& in, const Value& fn, const FunctionOptions
   if (f == nullptr) return PyError("TypeError", "tf.function decorates a function, got " + fn.TypeName());
   auto copy = std::make_shared<FunctionObj>(*f);
   copy->tf_function = true;
-  copy->serial = in.NextFunctionSerial();
+  in.Adopt(copy);
   if (options.input_signature) copy->input_signature = options.input_signature;
   copy->reduce_retracing = copy->reduce_retracing || options.reduce_retracing;
   return Value::Obj(copy);

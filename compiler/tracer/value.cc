@@ -1,12 +1,102 @@
 #include "compiler/tracer/value.h"
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/repr.h"
 
 namespace graphd::compiler::tracer {
 
+namespace {
+// The elements of the containers being destroyed on this thread (see ReleaseNested).
+thread_local std::vector<Value>* releasing = nullptr;
+
+bool IsContainer(const Value& v) {
+  using K = Value::Kind;
+  return v.is(K::kTuple) || v.is(K::kList) || v.is(K::kDict) || v.is(K::kObject);
+}
+}  // namespace
+
+void ReleaseNested(std::vector<Value>& items) {
+  if (releasing != nullptr) {  // inside the outermost release: queue, do not recurse
+    for (Value& v : items) {
+      if (IsContainer(v)) releasing->push_back(std::move(v));
+    }
+    items.clear();
+    return;
+  }
+  std::vector<Value> work;
+  for (Value& v : items) {
+    if (IsContainer(v)) work.push_back(std::move(v));
+  }
+  items.clear();
+  releasing = &work;
+  while (!work.empty()) {
+    Value last = std::move(work.back());
+    work.pop_back();
+    last = Value();  // may destroy a container, whose elements join `work`
+  }
+  releasing = nullptr;
+}
+
+DictObj::~DictObj() {
+  std::vector<Value> values;
+  values.reserve(items.size() * 2);
+  for (auto& [k, v] : items) {
+    values.push_back(std::move(k));
+    values.push_back(std::move(v));
+  }
+  items.clear();
+  ReleaseNested(values);
+}
+
+Status CheckNesting(const Value& v, absl::string_view what) {
+  using K = Value::Kind;
+  if (!v.is(K::kTuple) && !v.is(K::kList) && !v.is(K::kDict)) return absl::OkStatus();
+  // Depth-first with an explicit stack; a container seen before at the same or a
+  // smaller depth is not walked again (shared sub-values stay linear).
+  std::vector<std::pair<const Value*, int>> stack = {{&v, 1}};
+  absl::flat_hash_map<const void*, int> seen;
+  while (!stack.empty()) {
+    auto [value, depth] = stack.back();
+    stack.pop_back();
+    const void* id = value->is(K::kTuple)  ? static_cast<const void*>(&value->as_tuple())
+                     : value->is(K::kList) ? static_cast<const void*>(value->as_list().get())
+                                           : static_cast<const void*>(value->as_dict().get());
+    if (depth > kMaxNesting) {
+      return PyError("RecursionError", absl::StrCat("maximum recursion depth exceeded while ", what,
+                                                    " (containers nest more than ", kMaxNesting,
+                                                    " levels deep, or contain themselves)"));
+    }
+    auto [it, added] = seen.try_emplace(id, depth);
+    if (!added) {
+      if (it->second >= depth) continue;
+      it->second = depth;
+    }
+    auto push = [&](const Value& child) {
+      if (child.is(K::kTuple) || child.is(K::kList) || child.is(K::kDict)) stack.push_back({&child, depth + 1});
+    };
+    if (value->is(K::kTuple)) {
+      for (const Value& child : value->as_tuple()) push(child);
+    } else if (value->is(K::kList)) {
+      for (const Value& child : value->as_list()->items) push(child);
+    } else {
+      for (const auto& [key, child] : value->as_dict()->items) {
+        push(key);
+        push(child);
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
 Value Value::Tuple(std::vector<Value> items) {
-  return Value(TupleVal(std::make_shared<const std::vector<Value>>(std::move(items))));
+  // Destroyed through ReleaseNested, like a list.
+  return Value(TupleVal(new std::vector<Value>(std::move(items)), [](const std::vector<Value>* p) {
+    auto* items = const_cast<std::vector<Value>*>(p);
+    ReleaseNested(*items);
+    delete items;
+  }));
 }
 
 Value Value::List(std::vector<Value> items) {
@@ -48,6 +138,14 @@ bool Value::Is(const Value& o) const {
 
 bool PyEquals(const Value& a, const Value& b) {
   using K = Value::Kind;
+  // Callers check CheckNesting first; past it (never reached then), unequal rather
+  // than a stack overflow.
+  thread_local int depth = 0;
+  if (depth > kMaxNesting) return false;
+  struct Nest {
+    Nest() { ++depth; }
+    ~Nest() { --depth; }
+  } nest;
   if (a.is_number() && b.is_number()) {
     if (a.is(K::kFloat) || b.is(K::kFloat)) return a.as_float() == b.as_float();
     return a.as_int() == b.as_int();
@@ -105,6 +203,7 @@ Status CheckHashable(const Value& v) {
 }
 
 StatusOr<int> DictObj::Find(const Value& key) const {
+  RETURN_IF_ERROR(CheckNesting(key, "hashing"));
   RETURN_IF_ERROR(CheckHashable(key));
   for (size_t i = 0; i < items.size(); ++i) {
     if (PyEquals(items[i].first, key)) return static_cast<int>(i);

@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "core/status.h"
 
 namespace graphd::compiler::tracer {
@@ -88,7 +89,24 @@ class Value {
       v_;
 };
 
+// Containers nest without bound (x = [x] in a loop), so nothing that walks a value may
+// recurse once per level on the C++ stack:
+// - destruction: ListObj, DictObj, tuples and instances hand their elements to
+//   ReleaseNested, which destroys a nested value iteratively;
+// - walks (repr, ==, hashing, flattening, encoding a result): CheckNesting first,
+//   RecursionError past kMaxNesting levels (Python's own recursion limit), or on a
+//   value that contains itself.
+inline constexpr int kMaxNesting = 1000;
+void ReleaseNested(std::vector<Value>& items);
+// RecursionError "maximum recursion depth exceeded while <what>" when `v` nests
+// containers (tuples, lists, dicts) more than kMaxNesting deep or contains itself.
+Status CheckNesting(const Value& v, absl::string_view what);
+
 struct ListObj {
+  ListObj() = default;
+  ListObj(const ListObj&) = delete;
+  ListObj& operator=(const ListObj&) = delete;
+  ~ListObj() { ReleaseNested(items); }
   std::vector<Value> items;
   // Set by tf.autograph.experimental.set_element_type: a staged loop that appends to
   // this list turns it into a TensorArray of this dtype (an int DType value).
@@ -98,6 +116,10 @@ struct ListObj {
 // Insertion-ordered; keys are hashable values (None, bool, int, float, str, bytes,
 // tuples of those, objects by identity). Lookup is linear: trace-time dicts are small.
 struct DictObj {
+  DictObj() = default;
+  DictObj(const DictObj&) = delete;
+  DictObj& operator=(const DictObj&) = delete;
+  ~DictObj();
   std::vector<std::pair<Value, Value>> items;
   // Index of `key`, or -1. Error for unhashable keys (lists, dicts, tensors).
   StatusOr<int> Find(const Value& key) const;

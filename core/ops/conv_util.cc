@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "core/dim_math.h"
+
 namespace graphd::ops {
 namespace {
 
@@ -28,9 +30,9 @@ Status Read4(const AttrMap& attrs, absl::string_view name, bool required, int64_
     return errors::InvalidArgument(absl::StrCat("attribute '", name, "' [", absl::StrJoin(*list, ","),
                                                 "] must be 1 in the batch and channel dimensions"));
   }
-  if ((*list)[1] < 1 || (*list)[2] < 1) {
+  if ((*list)[1] < 1 || (*list)[2] < 1 || (*list)[1] > kMaxWindowAttr || (*list)[2] > kMaxWindowAttr) {
     return errors::InvalidArgument(absl::StrCat("attribute '", name, "' [", absl::StrJoin(*list, ","),
-                                                "] must be >= 1"));
+                                                "] must be between 1 and ", kMaxWindowAttr));
   }
   *h = (*list)[1];
   *w = (*list)[2];
@@ -67,7 +69,9 @@ StatusOr<Conv2DAttrs> ParseConv2DAttrs(const AttrMap& attrs, bool pool) {
       return errors::InvalidArgument("explicit_paddings must be 0 in the batch and channel dimensions");
     }
     for (int i = 0; i < 4; ++i) {
-      if ((*p)[2 + i] < 0) return errors::InvalidArgument("explicit_paddings must be >= 0");
+      if ((*p)[2 + i] < 0 || (*p)[2 + i] > kMaxWindowAttr) {
+        return errors::InvalidArgument(absl::StrCat("explicit_paddings must be between 0 and ", kMaxWindowAttr));
+      }
       a.explicit_pad[i] = (*p)[2 + i];
     }
   }
@@ -77,11 +81,16 @@ StatusOr<Conv2DAttrs> ParseConv2DAttrs(const AttrMap& attrs, bool pool) {
 StatusOr<Window> ComputeWindow(int64_t in, int64_t window, int64_t stride, int64_t dilation,
                                const std::string& padding, int64_t explicit_before,
                                int64_t explicit_after) {
+  // Sizes from attributes (at most kMaxWindowAttr each) and input dims (up to 2^63):
+  // every step checked, never wrapped.
   Window w;
-  const int64_t effective = (window - 1) * dilation + 1;
+  ASSIGN_OR_RETURN(int64_t span, CheckedMul(window - 1, dilation, "the window's effective size"));
+  const int64_t effective = span + 1;
   if (padding == "SAME") {
-    w.out = (in + stride - 1) / stride;
-    int64_t total = std::max<int64_t>((w.out - 1) * stride + effective - in, 0);
+    w.out = in / stride + (in % stride != 0 ? 1 : 0);
+    ASSIGN_OR_RETURN(int64_t covered, CheckedMul(std::max<int64_t>(w.out - 1, 0), stride, "the padded size"));
+    ASSIGN_OR_RETURN(covered, CheckedAdd(covered, effective, "the padded size"));
+    const int64_t total = std::max<int64_t>(covered - in, 0);
     w.pad_before = total / 2;
     w.pad_after = total - w.pad_before;
     return w;
@@ -90,12 +99,13 @@ StatusOr<Window> ComputeWindow(int64_t in, int64_t window, int64_t stride, int64
     w.pad_before = explicit_before;
     w.pad_after = explicit_after;
   }
-  int64_t padded = in + w.pad_before + w.pad_after;
+  ASSIGN_OR_RETURN(int64_t padded, CheckedAdd(in, w.pad_before, "the padded input size"));
+  ASSIGN_OR_RETURN(padded, CheckedAdd(padded, w.pad_after, "the padded input size"));
   if (padded < effective - stride) {
     return errors::InvalidArgument(absl::StrCat("the window (effective size ", effective,
                                                 ") is larger than the padded input (", padded, ")"));
   }
-  w.out = (padded - effective + stride) / stride;
+  w.out = padded < effective ? 0 : (padded - effective) / stride + 1;
   return w;
 }
 

@@ -24,6 +24,10 @@ struct Conv2DAttrs {
 StatusOr<Conv2DAttrs> ParseConv2DAttrs(const AttrMap& attrs, bool pool);
 
 // One spatial dimension of a window op.
+// The largest stride, dilation, window size or padding an attribute may give (TF's
+// kernels take them as int32 too); larger ones are InvalidArgument, not overflows.
+inline constexpr int64_t kMaxWindowAttr = (int64_t{1} << 31) - 1;
+
 struct Window {
   int64_t out = 0;
   int64_t pad_before = 0, pad_after = 0;

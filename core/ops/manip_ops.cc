@@ -9,6 +9,7 @@
 #include <numeric>
 #include <set>
 
+#include "core/dim_math.h"
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/op_util.h"
@@ -235,7 +236,14 @@ Status InferTile(InferenceContext& c) {
   std::vector<int64_t> out(multiples.size(), kUnknownDim);
   for (size_t i = 0; i < multiples.size(); ++i) {
     int64_t d = x.shape.known_rank() ? x.shape.dim(static_cast<int>(i)) : kUnknownDim;
-    if (d != kUnknownDim) out[i] = d * multiples[i];
+    if (multiples[i] < 0) {
+      return c.Error(absl::StrCat("multiples [", absl::StrJoin(multiples, ","), "] must be >= 0"));
+    }
+    if (d != kUnknownDim) {
+      auto size = CheckedMul(d, multiples[i], "the output size");
+      if (!size.ok()) return c.Error(size.status().message());
+      out[i] = *size;
+    }
     if (multiples[i] == 0) out[i] = 0;
   }
   c.AddOutput(x.dtype, PartialShape(out));
@@ -319,7 +327,10 @@ Status InferPad(InferenceContext& c) {
                                   " for size ", d, ", got [", pads[2 * i], ",", pads[2 * i + 1],
                                   "]"));
     }
-    out[i] = d + pads[2 * i] + pads[2 * i + 1];
+    auto padded = CheckedAdd(d, pads[2 * i], "the padded size");
+    if (padded.ok()) padded = CheckedAdd(*padded, pads[2 * i + 1], "the padded size");
+    if (!padded.ok()) return c.Error(padded.status().message());
+    out[i] = *padded;
   }
   c.AddOutput(x.dtype, PartialShape(out));
   return absl::OkStatus();

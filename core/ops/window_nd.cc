@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "absl/strings/str_join.h"
+#include "core/dim_math.h"
+#include "core/ops/conv_util.h"
 
 namespace graphd::ops {
 namespace {
@@ -19,9 +21,9 @@ StatusOr<IntList> ReadList(const AttrMap& attrs, absl::string_view name, size_t 
         absl::StrCat("attribute '", name, "' must be a list of ", count, " ints"));
   }
   for (int64_t v : *list) {
-    if (v < min) {
-      return errors::InvalidArgument(absl::StrCat("attribute '", name, "' [",
-                                                  absl::StrJoin(*list, ","), "] must be >= ", min));
+    if (v < min || v > kMaxWindowAttr) {
+      return errors::InvalidArgument(absl::StrCat("attribute '", name, "' [", absl::StrJoin(*list, ","),
+                                                  "] must be between ", min, " and ", kMaxWindowAttr));
     }
   }
   return *list;
@@ -57,8 +59,11 @@ StatusOr<WindowNd> ParseWindowNd(const AttrMap& attrs, int dims, bool pool) {
 }
 
 StatusOr<int64_t> WindowOutDim(const WindowNd& w, int i, int64_t in, int64_t kernel) {
-  const int64_t effective = (kernel - 1) * w.dilations[i] + 1;
-  const int64_t padded = in + w.pads_begin[i] + w.pads_end[i];
+  // Attributes are at most kMaxWindowAttr; input dims up to 2^63: checked arithmetic.
+  ASSIGN_OR_RETURN(int64_t span, CheckedMul(kernel - 1, w.dilations[i], "the window's effective size"));
+  const int64_t effective = span + 1;
+  ASSIGN_OR_RETURN(int64_t padded, CheckedAdd(in, w.pads_begin[i], "the padded input size"));
+  ASSIGN_OR_RETURN(padded, CheckedAdd(padded, w.pads_end[i], "the padded input size"));
   if (padded < effective) {
     return errors::InvalidArgument(absl::StrCat("the window (effective size ", effective,
                                                 ") is larger than the padded input (", padded,
@@ -75,8 +80,10 @@ StatusOr<int64_t> WindowOutDim(const WindowNd& w, int i, int64_t in, int64_t ker
 }
 
 StatusOr<int64_t> TransposedOutDim(const WindowNd& w, int i, int64_t in, int64_t kernel) {
-  const int64_t out = w.strides[i] * (in - 1) + w.output_padding[i] +
-                      (kernel - 1) * w.dilations[i] + 1 - w.pads_begin[i] - w.pads_end[i];
+  ASSIGN_OR_RETURN(int64_t out, CheckedMul(w.strides[i], in - 1, "the transposed output size"));
+  ASSIGN_OR_RETURN(int64_t span, CheckedMul(kernel - 1, w.dilations[i], "the window's effective size"));
+  ASSIGN_OR_RETURN(out, CheckedAdd(out, w.output_padding[i] + span + 1, "the transposed output size"));
+  out -= w.pads_begin[i] + w.pads_end[i];
   if (out < 0) {
     return errors::InvalidArgument(
         absl::StrCat("the output size of spatial dim ", i, " would be negative (", out, ")"));

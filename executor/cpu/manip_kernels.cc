@@ -5,6 +5,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/dim_math.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
@@ -79,7 +80,12 @@ Status TileFn(KernelContext& ctx) {
                                   x.shape().ToString(), " has rank ", rank));
   }
   std::vector<int64_t> out_dims(rank);
-  for (int i = 0; i < rank; ++i) out_dims[i] = x.shape().dim(i) * multiples[i];
+  for (int i = 0; i < rank; ++i) {
+    if (multiples[i] < 0) return ctx.Error(absl::StrCat("multiples must be >= 0, got ", multiples[i]));
+    auto size = CheckedMul(x.shape().dim(i), multiples[i], "the output size");
+    if (!size.ok()) return ctx.Error(size.status().message());
+    out_dims[i] = *size;
+  }
   ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(out_dims)));
   // View the output as [m0, d0, m1, d1, ...]: repeat r of dim k starts at r * d_k.
   std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dims());
@@ -176,7 +182,10 @@ Status PadFn(KernelContext& ctx) {
       return ctx.Error(absl::StrCat(mode, " paddings of dimension ", i, " must be <= ", limit,
                                     " for size ", d));
     }
-    out_dims[i] = d + pads[2 * i] + pads[2 * i + 1];
+    auto padded = CheckedAdd(d, pads[2 * i], "the padded size");
+    if (padded.ok()) padded = CheckedAdd(*padded, pads[2 * i + 1], "the padded size");
+    if (!padded.ok()) return ctx.Error(padded.status().message());
+    out_dims[i] = *padded;
   }
   ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(out_dims)));
   std::vector<int64_t> in_strides = RowMajorStrides(x.shape().dims());

@@ -41,7 +41,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadModule(grpc::CallbackServerCon
                                                          const v1::LoadModuleRequest* req,
                                                          v1::LoadModuleResponse* resp) {
   return PooledCall::Start(ctx, env_, "LoadModule", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     if (const int64_t max = call.tenant_config().max_source_bytes();
         max > 0 && static_cast<int64_t>(req->source().size()) > max) {
       return errors::ResourceExhausted(absl::StrCat("tenant '", call.tenant(), "' sent ", req->source().size(),
@@ -66,7 +66,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
       call.token().TightenDeadline(CancellationToken::Clock::now() +
                                    std::chrono::milliseconds(req->options().timeout_in_ms()));
     }
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     std::vector<compiler::tracer::Value> args;
     for (int i = 0; i < req->args_size(); ++i) {
       ASSIGN_OR_RETURN(auto v, ValueFromProto(req->args(i), "argument " + std::to_string(i)));
@@ -88,7 +88,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
                      session->source_modules().Call(req->module_id(), req->function(), std::move(args),
                                                     std::move(kwargs), session->variables(), call.token(), concrete,
                                                     req->trace_only()));
-    ValueToProto(result.output, resp->mutable_output());
+    RETURN_IF_ERROR(ValueToProto(result.output, resp->mutable_output()));
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);
     resp->set_tracing_count(result.tracing_count);
@@ -106,7 +106,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
 grpc::ServerUnaryReactor* SessionServiceImpl::ToCode(grpc::CallbackServerContext* ctx, const v1::ToCodeRequest* req,
                                                      v1::ToCodeResponse* resp) {
   return PooledCall::Start(ctx, env_, "ToCode", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     ASSIGN_OR_RETURN(std::string code, session->source_modules().ToCode(req->module_id(), req->function()));
     resp->set_code(code);
     return absl::OkStatus();
@@ -117,7 +117,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::DescribeFunction(grpc::CallbackSer
                                                                const v1::DescribeFunctionRequest* req,
                                                                v1::DescribeFunctionResponse* resp) {
   return PooledCall::Start(ctx, env_, "DescribeFunction", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     auto source = session->source_modules().Describe(req->module_id(), req->function(), req->include_graphs());
     if (!source.ok() && req->module_id() == 0 && absl::IsNotFound(source.status()) &&
         session->graph_functions().Contains(req->function())) {

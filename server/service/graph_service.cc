@@ -73,7 +73,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerCont
                                                         const v1::LoadGraphRequest* req,
                                                         v1::LoadGraphResponse* resp) {
   return PooledCall::Start(ctx, env_, "LoadGraph", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     LoadedGraph loaded;
     if (req->graph_case() == v1::LoadGraphRequest::kGraphDef) {
       ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
@@ -108,7 +108,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
       call.token().TightenDeadline(CancellationToken::Clock::now() +
                                    std::chrono::milliseconds(req->options().timeout_in_ms()));
     }
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     if (req->inputs_size() > 0 && req->values_size() > 0) {
       return errors::InvalidArgument("CallGraph takes inputs or values, not both");
     }

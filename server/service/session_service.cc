@@ -42,6 +42,12 @@ RunSignature SignatureOf(const Repeated& feeds, const google::protobuf::Repeated
 
 }  // namespace
 
+StatusOr<std::shared_ptr<Session>> SessionServiceImpl::SessionFor(PooledCall& call, const std::string& handle) const {
+  ASSIGN_OR_RETURN(std::shared_ptr<Session> session, sessions_.Get(handle, call.tenant()));
+  call.token().CancelledWith(session->closed(), "its session was closed");
+  return session;
+}
+
 bool SmallRequest(const google::protobuf::Message& req) { return req.ByteSizeLong() <= kSmallRequestBytes; }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServerContext* ctx,
@@ -62,7 +68,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ExtendSession(grpc::CallbackServer
                                                             v1::ExtendSessionResponse* resp) {
   return PooledCall::Start(ctx, env_, "ExtendSession", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
-                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+                             ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
                              ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
                              ASSIGN_OR_RETURN(int64_t version,
                                               session->Extend(def, req->current_graph_version()));
@@ -76,7 +82,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
   return PooledCall::Start(ctx, env_, "Run", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     std::vector<std::string> feed_names;
     std::vector<Tensor> feeds;
     for (const v1::NamedTensor& feed : req->feed()) {
@@ -107,7 +113,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::MakeCallable(grpc::CallbackServerC
                                                            v1::MakeCallableResponse* resp) {
   return PooledCall::Start(ctx, env_, "MakeCallable", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     const v1::CallableOptions& o = req->options();
     ASSIGN_OR_RETURN(int64_t handle,
                      session->MakeCallable(SignatureOf(o.feed(), o.fetch(), o.target()), call.token()));
@@ -122,7 +128,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
   return PooledCall::Start(ctx, env_, "RunCallable", req->session_handle(), req, resp,
                            [=, this](PooledCall& call) -> Status {
     RETURN_IF_ERROR(ApplyRunOptions(req->options(), call.token()));
-    ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
     std::vector<Tensor> feeds;
     for (int i = 0; i < req->feed_size(); ++i) {
       ASSIGN_OR_RETURN(Tensor t, TensorFromProto(req->feed(i), absl::StrCat("feed #", i)));
@@ -143,7 +149,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServ
                                                               v1::ReleaseCallableResponse*) {
   return PooledCall::Start(ctx, env_, "ReleaseCallable", req->session_handle(), req, nullptr,
                            [=, this](PooledCall& call) -> Status {
-                             ASSIGN_OR_RETURN(auto session, sessions_.Get(req->session_handle(), call.tenant()));
+                             ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
                              return session->ReleaseCallable(req->handle());
                            });
 }

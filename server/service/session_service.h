@@ -64,6 +64,10 @@ class SessionServiceImpl final : public v1::SessionService::CallbackService {
                                       v1::CallGraphResponse* resp) override;
 
  private:
+  // The caller's session `handle` (NOT_FOUND as SessionManager::Get), with the call's
+  // cancellation token linked to it: closing the session (or its expiry) stops the call.
+  StatusOr<std::shared_ptr<Session>> SessionFor(PooledCall& call, const std::string& handle) const;
+
   SessionManager& sessions_;
   PooledCall::Env env_;
   const executor::Device& device_;

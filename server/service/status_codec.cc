@@ -1,5 +1,9 @@
 #include "server/service/status_codec.h"
 
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
 namespace graphd::server {
 
 absl::string_view ErrorClassName(absl::StatusCode code) {
@@ -25,19 +29,46 @@ absl::string_view ErrorClassName(absl::StatusCode code) {
   }
 }
 
+namespace {
+constexpr size_t kMaxSourceLineBytes = 240;
+constexpr size_t kMaxNameBytes = 160;
+
+// The largest cut <= `at` that does not split a UTF-8 character.
+size_t CharBoundary(absl::string_view text, size_t at) {
+  while (at > 0 && at < text.size() && (static_cast<unsigned char>(text[at]) & 0xC0) == 0x80) --at;
+  return at;
+}
+}  // namespace
+
+std::string Elide(absl::string_view text, size_t max) {
+  if (text.size() <= max) return std::string(text);
+  const std::string marker = absl::StrCat(" ... [", text.size(), " bytes in all, the middle elided] ... ");
+  const size_t keep = max > marker.size() + 16 ? max - marker.size() : 16;
+  const size_t head = CharBoundary(text, keep * 2 / 3);
+  size_t tail_start = text.size() - (keep - keep * 2 / 3);
+  while (tail_start < text.size() && (static_cast<unsigned char>(text[tail_start]) & 0xC0) == 0x80) ++tail_start;
+  return absl::StrCat(text.substr(0, head), marker, text.substr(tail_start));
+}
+
 v1::ErrorDetail ErrorDetailOf(const Status& status) {
   v1::ErrorDetail detail;
   // A Python exception raised by user code keeps its class (ValueError, ...).
   auto python_class = errors::PythonClassOf(status);
   detail.set_error_class(python_class ? *python_class : std::string(ErrorClassName(status.code())));
-  detail.set_message(std::string(status.message()));
-  if (auto node = errors::NodeOf(status)) detail.set_node_name(*node);
-  for (const UserLocation& loc : errors::LocationsOf(status)) {
+  detail.set_message(Elide(status.message(), kMaxErrorMessageBytes));
+  if (auto node = errors::NodeOf(status)) detail.set_node_name(Elide(*node, kMaxNameBytes));
+  // Innermost frames first: keep the first and last few, as Python's tracebacks keep
+  // what matters of a deep recursion.
+  const std::vector<UserLocation> locations = errors::LocationsOf(status);
+  const size_t n = locations.size(), limit = kMaxErrorLocations;
+  for (size_t i = 0; i < n; ++i) {
+    if (n > limit && i >= limit / 2 && i < n - limit / 2) continue;
+    const UserLocation& loc = locations[i];
     v1::SourceLocation* out = detail.add_location();
-    out->set_file(loc.file);
+    out->set_file(Elide(loc.file, kMaxNameBytes));
     out->set_line(loc.line);
     out->set_column(loc.column);
-    out->set_source_line(loc.source_line);
+    out->set_source_line(Elide(loc.source_line, kMaxSourceLineBytes));
   }
   return detail;
 }
@@ -47,7 +78,7 @@ grpc::Status ToGrpcStatus(const Status& status, grpc::ServerContextBase* context
   if (context != nullptr) {
     context->AddTrailingMetadata(kErrorDetailKey, ErrorDetailOf(status).SerializeAsString());
   }
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), std::string(status.message()));
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()), Elide(status.message(), kMaxErrorMessageBytes));
 }
 
 }  // namespace graphd::server

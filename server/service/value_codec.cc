@@ -1,5 +1,7 @@
 #include "server/service/value_codec.h"
 
+#include "absl/strings/str_cat.h"
+
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
 #include "compiler/tracer/tf_objects.h"
@@ -62,36 +64,47 @@ StatusOr<Value> ValueFromProto(const v1::PyValue& p, const std::string& what, in
   return errors::InvalidArgument(what + ": unknown value kind");
 }
 
-void ValueToProto(const Value& v, v1::PyValue* out) {
+namespace {
+Status Encode(const Value& v, v1::PyValue* out, int depth) {
+  if (depth > kMaxDepth) {
+    return errors::InvalidArgument(absl::StrCat("the result nests containers more than ", kMaxDepth,
+                                                " levels deep, more than the protocol carries"));
+  }
   switch (v.kind()) {
-    case K::kNone: out->set_none(true); return;
-    case K::kBool: out->set_bool_value(v.as_bool()); return;
-    case K::kInt: out->set_int_value(v.as_int()); return;
-    case K::kFloat: out->set_float_value(v.as_float()); return;
-    case K::kStr: out->set_str_value(v.as_str()); return;
-    case K::kBytes: out->set_bytes_value(v.as_bytes()); return;
+    case K::kNone: out->set_none(true); return absl::OkStatus();
+    case K::kBool: out->set_bool_value(v.as_bool()); return absl::OkStatus();
+    case K::kInt: out->set_int_value(v.as_int()); return absl::OkStatus();
+    case K::kFloat: out->set_float_value(v.as_float()); return absl::OkStatus();
+    case K::kStr: out->set_str_value(v.as_str()); return absl::OkStatus();
+    case K::kBytes: out->set_bytes_value(v.as_bytes()); return absl::OkStatus();
     case K::kTensor:
       if (v.as_tensor()->value) {
         TensorToProto(*v.as_tensor()->value, out->mutable_tensor());
-        return;
+        return absl::OkStatus();
       }
       break;
     case K::kTuple:
     case K::kList: {
       v1::PyList* l = v.is(K::kTuple) ? out->mutable_tuple() : out->mutable_list();
-      for (const Value& e : v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items) ValueToProto(e, l->add_items());
-      return;
+      for (const Value& e : v.is(K::kTuple) ? v.as_tuple() : v.as_list()->items) {
+        RETURN_IF_ERROR(Encode(e, l->add_items(), depth + 1));
+      }
+      return absl::OkStatus();
     }
     case K::kDict:
       out->mutable_dict();
       for (const auto& [k, e] : v.as_dict()->items) {
-        ValueToProto(k, out->mutable_dict()->add_keys());
-        ValueToProto(e, out->mutable_dict()->add_values());
+        RETURN_IF_ERROR(Encode(k, out->mutable_dict()->add_keys(), depth + 1));
+        RETURN_IF_ERROR(Encode(e, out->mutable_dict()->add_values(), depth + 1));
       }
-      return;
+      return absl::OkStatus();
     default: break;
   }
   out->set_str_value(compiler::tracer::PyRepr(v));
+  return absl::OkStatus();
 }
+}  // namespace
+
+Status ValueToProto(const Value& v, v1::PyValue* out) { return Encode(v, out, 0); }
 
 }  // namespace graphd::server

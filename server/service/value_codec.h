@@ -12,7 +12,9 @@ namespace graphd::server {
 StatusOr<compiler::tracer::Value> ValueFromProto(const v1::PyValue& proto, const std::string& what, int depth = 0);
 // Values the wire can carry: primitives, eager tensors, lists, tuples, dicts; others
 // become their repr string.
-void ValueToProto(const compiler::tracer::Value& value, v1::PyValue* out);
+// InvalidArgument when containers nest deeper than the protocol carries (64 levels,
+// the same bound decoding has).
+Status ValueToProto(const compiler::tracer::Value& value, v1::PyValue* out);
 
 }  // namespace graphd::server
 
