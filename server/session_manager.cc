@@ -151,7 +151,9 @@ int SessionManager::ExpireIdle(Session::Clock::time_point now) {
   {
     absl::MutexLock lock(&mu_);
     for (auto it = sessions_.begin(); it != sessions_.end();) {
-      if (now - it->second->last_used() > limits_.idle_timeout) {
+      // A session a call still holds (use_count > 1: the call's reference) is in use,
+      // however long ago that call started: expiring it would cancel the call.
+      if (now - it->second->last_used() > limits_.idle_timeout && it->second.use_count() == 1) {
         expired.push_back(std::move(it->second));
         sessions_.erase(it++);
       } else {

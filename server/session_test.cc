@@ -330,16 +330,35 @@ TEST(SessionManagerTest, MaxSessions) {
 
 TEST(SessionManagerTest, ExpireIdle) {
   SessionManager manager(Limits(8, 10), Device());
-  auto a = manager.Create({});
-  auto b = manager.Create({});
-  ASSERT_TRUE(a.ok() && b.ok());
+  std::string a = (*manager.Create({}))->handle();
+  std::string b = (*manager.Create({}))->handle();
   auto now = Session::Clock::now();
   EXPECT_EQ(manager.ExpireIdle(now), 0);
   EXPECT_EQ(manager.ExpireIdle(now + std::chrono::seconds(5)), 0);
   EXPECT_EQ(manager.size(), 2);
-  EXPECT_EQ(manager.ExpireIdle(Session::Clock::now() + std::chrono::seconds(30)), 2);
+  {
+    // A call holding a session (however long ago it started) keeps it from expiring:
+    // expiring it would cancel the call.
+    auto running = manager.Get(b);
+    ASSERT_TRUE(running.ok());
+    EXPECT_EQ(manager.ExpireIdle(Session::Clock::now() + std::chrono::seconds(30)), 1);
+    EXPECT_FALSE((*running)->closed()->load());
+  }
+  EXPECT_EQ(manager.ExpireIdle(Session::Clock::now() + std::chrono::seconds(30)), 1);
   EXPECT_EQ(manager.size(), 0);
-  EXPECT_EQ(manager.Get((*a)->handle()).status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(manager.Get(a).status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST(SessionManagerTest, ClosingMarksTheSessionForItsRunningCalls) {
+  SessionManager manager(Limits(8, 10), Device());
+  auto s = manager.Create({});
+  ASSERT_TRUE(s.ok());
+  CancellationToken token;
+  token.CancelledWith((*s)->closed(), "its session was closed");
+  EXPECT_TRUE(token.Check().ok());
+  ASSERT_TRUE(manager.Close((*s)->handle()).ok());
+  EXPECT_EQ(token.Check().code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(token.Check().message(), HasSubstr("its session was closed"));
 }
 
 TEST(SessionManagerTest, ZeroTimeoutNeverExpires) {

@@ -90,6 +90,9 @@ StatusOr<const Node*> Graph::AddNode(NodeSpec spec) {
   node->outputs_ = std::move(ctx.outputs());
   Node* raw = node.get();
   by_name_.emplace(raw->name_, raw);
+  if (uses_built_) {
+    for (int i = 0; i < static_cast<int>(raw->inputs_.size()); ++i) uses_[raw->inputs_[i].node].push_back({raw, i});
+  }
   nodes_.push_back(std::move(node));
   return raw;
 }
@@ -100,6 +103,8 @@ const Node* Graph::FindNode(absl::string_view name) const {
 }
 
 void Graph::Truncate(int num_nodes) {
+  uses_.clear();
+  uses_built_ = false;
   while (static_cast<int>(nodes_.size()) > num_nodes) {
     by_name_.erase(nodes_.back()->name_);
     nodes_.pop_back();
@@ -123,15 +128,33 @@ StatusOr<int> Graph::ReplaceAllUses(OutputRef from, OutputRef to) {
   }
   int changed = 0;
   if (from == to) return changed;
-  for (auto& node : nodes_) {
-    for (OutputRef& in : node->inputs_) {
-      if (in == from) {
-        in = to;
-        ++changed;
-      }
+  if (!uses_built_) BuildUses();
+  auto it = uses_.find(from.node);
+  if (it == uses_.end()) return changed;
+  std::vector<std::pair<Node*, int>> readers = std::move(it->second);  // `it` may go below
+  std::vector<std::pair<Node*, int>> kept, moved;
+  for (const auto& [consumer, slot] : readers) {
+    OutputRef& in = consumer->inputs_[slot];
+    if (in == from) {
+      in = to;
+      moved.push_back({consumer, slot});
+      ++changed;
+    } else {
+      kept.push_back({consumer, slot});  // reads another output of from.node
     }
   }
+  uses_[from.node] = std::move(kept);
+  auto& to_readers = uses_[to.node];
+  to_readers.insert(to_readers.end(), moved.begin(), moved.end());
   return changed;
+}
+
+void Graph::BuildUses() {
+  uses_.clear();
+  for (auto& node : nodes_) {
+    for (int i = 0; i < static_cast<int>(node->inputs_.size()); ++i) uses_[node->inputs_[i].node].push_back({node.get(), i});
+  }
+  uses_built_ = true;
 }
 
 Status Graph::Compact(const std::vector<bool>& remove, const std::vector<int>* rank) {
@@ -187,6 +210,8 @@ Status Graph::Compact(const std::vector<bool>& remove, const std::vector<int>* r
     if (remove[id]) by_name_.erase(nodes_[id]->name_);
   }
   nodes_ = std::move(sorted);
+  uses_.clear();  // removed nodes may be in it; rebuilt on the next ReplaceAllUses
+  uses_built_ = false;
   for (int id = 0; id < static_cast<int>(nodes_.size()); ++id) nodes_[id]->id_ = id;
   return absl::OkStatus();
 }

@@ -119,9 +119,16 @@ class Graph {
   const OpRegistry& ops() const { return ops_; }
 
  private:
+  // Who reads each node's outputs: (consumer, input slot), built by the first
+  // ReplaceAllUses and kept up to date by AddNode and ReplaceAllUses (Truncate and
+  // Compact drop it), so a pass replacing every node stays linear instead of scanning
+  // the whole graph per replacement.
+  void BuildUses();
   const OpRegistry& ops_;
   std::vector<std::unique_ptr<Node>> nodes_;
   absl::flat_hash_map<std::string, Node*> by_name_;
+  absl::flat_hash_map<const Node*, std::vector<std::pair<Node*, int>>> uses_;
+  bool uses_built_ = false;
 };
 
 }  // namespace graphd

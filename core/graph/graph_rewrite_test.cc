@@ -154,5 +154,36 @@ TEST_F(GraphRewriteTest, CompactRejectsACycle) {
   EXPECT_THAT(Names(), ElementsAre("x", "a", "b"));
 }
 
+TEST_F(GraphRewriteTest, ReplaceAllUsesStaysRightAcrossAddsAndCompacts) {
+  // The use index ReplaceAllUses keeps must follow nodes added after it was built,
+  // replacements chained through several nodes, and a Compact that drops nodes.
+  const Node* x = Input("x");
+  const Node* y = Input("y");
+  const Node* a = Add({.name = "a", .op = "Add", .inputs = {{x, 0}, {y, 0}}});
+  ASSERT_EQ(*g_.ReplaceAllUses({x, 0}, {y, 0}), 1);  // builds the index
+  const Node* b = Add({.name = "b", .op = "Add", .inputs = {{y, 0}, {a, 0}}});  // added after it
+  const Node* z = Input("z");
+  ASSERT_EQ(*g_.ReplaceAllUses({y, 0}, {z, 0}), 3);  // a's two inputs and b's first
+  EXPECT_THAT(a->inputs(), ElementsAre(OutputRef{z, 0}, OutputRef{z, 0}));
+  EXPECT_THAT(b->inputs(), ElementsAre(OutputRef{z, 0}, OutputRef{a, 0}));
+  EXPECT_EQ(*g_.ReplaceAllUses({y, 0}, {z, 0}), 0);  // nobody reads y any more
+  ASSERT_TRUE(g_.Compact({true, true, false, false, false}).ok());  // x and y go
+  const Node* w = Input("w");
+  ASSERT_EQ(*g_.ReplaceAllUses({z, 0}, {w, 0}), 3);
+  EXPECT_THAT(b->inputs(), ElementsAre(OutputRef{w, 0}, OutputRef{a, 0}));
+  // A long chain rewired one node at a time (what CSE and the fusions do) touches each
+  // input once.
+  const Node* prev = w;
+  std::vector<const Node*> chain;
+  for (int i = 0; i < 2000; ++i) {
+    prev = Add({.name = "c" + std::to_string(i), .op = "Add", .inputs = {{prev, 0}, {w, 0}}});
+    chain.push_back(prev);
+  }
+  const Node* v = Input("v");
+  // Every chain node's second input, c0's first, a's two and b's first.
+  ASSERT_EQ(*g_.ReplaceAllUses({w, 0}, {v, 0}), 2000 + 1 + 3);
+  for (const Node* c : chain) EXPECT_EQ(c->inputs()[1], (OutputRef{v, 0}));
+}
+
 }  // namespace
 }  // namespace graphd

@@ -12,11 +12,12 @@ _spec = importlib.util.spec_from_file_location(
 _integration = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_integration)
 
-server = _integration.server
-target = _integration.target
-start_server = _integration.start_server
-graphd_binary = _integration.graphd_binary
-free_port = _integration._free_port
+# Everything the integration conftest defines, fixtures and helpers alike: test modules
+# of both suites say `from conftest import ...`, and whichever conftest pytest loaded
+# last answers to that name.
+for _name in dir(_integration):
+    if not _name.startswith("__"):
+        globals()[_name] = getattr(_integration, _name)
 
 
 @pytest.fixture(scope="module")
