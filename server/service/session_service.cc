@@ -157,12 +157,15 @@ grpc::ServerUnaryReactor* SessionServiceImpl::ReleaseCallable(grpc::CallbackServ
 grpc::ServerUnaryReactor* SessionServiceImpl::CloseSession(grpc::CallbackServerContext* ctx,
                                                            const v1::CloseSessionRequest* req,
                                                            v1::CloseSessionResponse*) {
-  return PooledCall::Start(ctx, env_, "CloseSession", req->session_handle(), req, nullptr,
-                           [=, this](PooledCall& call) {
-                             Status closed = sessions_.Close(req->session_handle(), call.tenant());
-                             ReleaseFreeMemory();  // its plans and buffers
-                             return closed;
-                           });
+  // Answered on the gRPC thread, not queued behind the workers: closing is how a client
+  // stops a call of the session that holds a worker (its running calls are cancelled),
+  // and a tenant at its max_concurrent_calls can still close sessions.
+  QuickCall call(ctx, env_, "CloseSession", req);
+  call.set_session(req->session_handle());
+  if (!call.authenticated()) return call.Finish(call.auth_status());
+  Status closed = sessions_.Close(req->session_handle(), call.tenant().name());
+  if (closed.ok()) ReleaseFreeMemory();  // its plans and buffers, unless a call still holds them
+  return call.Finish(closed);
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::ListDevices(grpc::CallbackServerContext* ctx,

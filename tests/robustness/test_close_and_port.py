@@ -30,7 +30,8 @@ def _calls_in_flight_done(target, timeout):
 
 
 def test_closing_a_session_stops_its_running_call(start_server):
-    server = start_server("--cpu-threads", "2")
+    # One worker, busy with the call: CloseSession must not wait for a worker.
+    server = start_server("--cpu-threads", "1")
     c = graphd.connect(server.target, timeout=600)
     module = c.load_module(SLOW)
     # How long a short loop takes here, to size one that would run for minutes.
@@ -50,13 +51,14 @@ def test_closing_a_session_stops_its_running_call(start_server):
     t.start()
     time.sleep(0.5)
     assert t.is_alive()
-    with graphd.connect(server.target) as closer:  # the handle is all it takes (same tenant)
-        closer.connection.session("CloseSession", session_pb2.CloseSessionRequest(session_handle=c.session_handle))
+    # Over the same channel (a new client would open a session, which needs a worker).
+    c.connection.session("CloseSession", session_pb2.CloseSessionRequest(session_handle=c.session_handle),
+                         timeout=30)
     t.join(120)
     assert not t.is_alive(), "the call kept running after its session was closed"
     assert isinstance(outcome.get("error"), graphd.errors.CancelledError), outcome
     assert "its session was closed" in outcome["error"].message
-    # Its worker is free again.
+    # The only worker is free again.
     assert _calls_in_flight_done(server.target, 60)
     assert server.alive()
 
