@@ -1,5 +1,6 @@
 #include "server/audit_log.h"
 
+#include <atomic>
 #include <cstdio>
 
 #include "absl/strings/str_cat.h"
@@ -10,10 +11,12 @@
 namespace graphd::server {
 namespace {
 
+// Set once by ConfigureAuditLog before serving; read lock-free on every call. The
+// mutex only keeps lines from interleaving.
 struct Sink {
   absl::Mutex mu;
-  std::FILE* file = nullptr;  // null: off
-  bool json = false;
+  std::atomic<std::FILE*> file{nullptr};  // null: off
+  std::atomic<bool> json{false};
 };
 
 Sink& TheSink() {
@@ -82,41 +85,31 @@ std::string FormatAudit(const AuditRecord& r, int64_t unix_micros, bool json) {
 
 Status ConfigureAuditLog(const std::string& destination, bool json) {
   Sink& sink = TheSink();
-  absl::MutexLock lock(&sink.mu);
-  sink.json = json;
-  if (destination == "off") {
-    sink.file = nullptr;
-  } else if (destination == "-") {
-    sink.file = stderr;
-  } else {
-    std::FILE* file = std::fopen(destination.c_str(), "ae");
+  std::FILE* file = nullptr;
+  if (destination == "-") {
+    file = stderr;
+  } else if (destination != "off") {
+    file = std::fopen(destination.c_str(), "ae");
     if (file == nullptr) {
       return errors::InvalidArgument(absl::StrCat("--audit-log: cannot open '", destination, "' for appending"));
     }
-    sink.file = file;
   }
+  sink.json.store(json);
+  sink.file.store(file);
   return absl::OkStatus();
 }
 
-bool AuditLogEnabled() {
-  Sink& sink = TheSink();
-  absl::MutexLock lock(&sink.mu);
-  return sink.file != nullptr;
-}
+bool AuditLogEnabled() { return TheSink().file.load(std::memory_order_relaxed) != nullptr; }
 
 void WriteAudit(const AuditRecord& record) {
   Sink& sink = TheSink();
-  bool json;
-  {
-    absl::MutexLock lock(&sink.mu);
-    if (sink.file == nullptr) return;
-    json = sink.json;
-  }
-  std::string line = FormatAudit(record, absl::ToUnixMicros(absl::Now()), json);
+  std::FILE* file = sink.file.load(std::memory_order_acquire);
+  if (file == nullptr) return;
+  std::string line = FormatAudit(record, absl::ToUnixMicros(absl::Now()), sink.json.load(std::memory_order_relaxed));
   line += '\n';
   absl::MutexLock lock(&sink.mu);
-  std::fwrite(line.data(), 1, line.size(), sink.file);
-  std::fflush(sink.file);
+  std::fwrite(line.data(), 1, line.size(), file);
+  std::fflush(file);
 }
 
 }  // namespace graphd::server

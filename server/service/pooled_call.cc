@@ -28,7 +28,7 @@ PooledCall::PooledCall(grpc::CallbackServerContext* context, CallGate* gate, con
       session_(std::move(session)),
       arrived_(Clock::now()),
       response_(response),
-      request_bytes_(request != nullptr ? static_cast<int64_t>(request->ByteSizeLong()) : 0) {
+      request_bytes_(request != nullptr && AuditLogEnabled() ? static_cast<int64_t>(request->ByteSizeLong()) : 0) {
   auto deadline = context->deadline();
   auto now = std::chrono::system_clock::now();
   if (deadline < now + kNoDeadline) {

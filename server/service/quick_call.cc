@@ -10,7 +10,7 @@ QuickCall::QuickCall(grpc::CallbackServerContext* context, const PooledCall::Env
     : context_(context),
       method_(method),
       started_(std::chrono::steady_clock::now()),
-      request_bytes_(request != nullptr ? static_cast<int64_t>(request->ByteSizeLong()) : 0) {
+      request_bytes_(request != nullptr && AuditLogEnabled() ? static_cast<int64_t>(request->ByteSizeLong()) : 0) {
   auto tenant = open ? tenancy::Authenticate(nullptr, "") : PooledCall::Authenticate(context, env);
   if (tenant.ok()) {
     tenant_ = *std::move(tenant);
@@ -28,7 +28,7 @@ grpc::ServerUnaryReactor* QuickCall::Finish(const Status& status, const google::
       audit && status.ok() && response != nullptr ? static_cast<int64_t>(response->ByteSizeLong()) : 0;
   const int64_t duration_us =
       std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - started_).count();
-  const std::string tenant = tenant_ != nullptr ? tenant_->name() : std::string();
+  const std::string tenant = audit && tenant_ != nullptr ? tenant_->name() : std::string();
   auto* reactor = context_->DefaultReactor();
   reactor->Finish(status.ok() ? grpc::Status::OK : ToGrpcStatus(status, context_));
   if (audit) {

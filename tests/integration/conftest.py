@@ -28,6 +28,15 @@ def graphd_binary():
     return os.environ.get("GRAPHD_BIN") or os.path.join(REPO, "build", "bin", "graphd")
 
 
+def rss_kib(pid):
+    """Resident memory of process `pid` in KiB (VmRSS of /proc/PID/status)."""
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    raise AssertionError("no VmRSS for process %d" % pid)
+
+
 def _free_port():
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))

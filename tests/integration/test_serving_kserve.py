@@ -19,6 +19,7 @@ import pytest
 import torch
 
 import graphd.v1 as tf
+from conftest import rss_kib
 from graphd.kserve import grpc_service_pb2 as pb
 from graphd.kserve import grpc_service_pb2_grpc as pb_grpc
 from test_onnx_torchvision import exported
@@ -444,16 +445,11 @@ def test_resnet18_batches_32_concurrent_clients(stub):
         np.testing.assert_allclose(got[i], alone, rtol=1e-4, atol=1e-4)
 
 
-def _rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
-
-
 def test_a_small_request_cannot_make_the_server_allocate_a_large_tensor(served, stub):
     """The contents must fill a declared shape before its tensor is allocated: a 40-byte
     request declaring 2^26 BYTES elements (2 GiB of strings) fails at once, and the
     server's memory does not move."""
-    before = _rss_kib(served.proc.pid)
+    before = rss_kib(served.proc.pid)
     huge = [2 ** 26]
     typed = pb.ModelInferRequest(model_name="mlp")
     typed.inputs.add(name="x", datatype="BYTES", shape=huge)
@@ -467,4 +463,4 @@ def test_a_small_request_cannot_make_the_server_allocate_a_large_tensor(served, 
         for _ in range(4):
             code, details = _code(lambda: stub.ModelInfer(req))
             assert code == grpc.StatusCode.INVALID_ARGUMENT and words in details, details
-    assert _rss_kib(served.proc.pid) < before + 64 * 1024
+    assert rss_kib(served.proc.pid) < before + 64 * 1024

@@ -14,15 +14,8 @@ import torch
 from graphd.kserve import grpc_service_pb2 as pb
 from graphd.kserve import grpc_service_pb2_grpc as pb_grpc
 from test_onnx_torchvision import exported
+from conftest import rss_kib
 from test_serving_kserve import _mlp, _output, _raw_request, _write
-
-
-def _rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS")
 
 
 def _publish(root, name, version, data):
@@ -106,7 +99,7 @@ def test_removed_version_returns_its_memory(tmp_path, start_server):
         stub = pb_grpc.GRPCInferenceServiceStub(channel)
         stub.ModelInfer(_raw_request("m", "x", np.ones((1, 8), np.float32), model_version="1"))
         time.sleep(1.5)
-        baseline = _rss_kib(pid)
+        baseline = rss_kib(pid)
         _publish(root, "m", 2, big)
         assert _wait_for(lambda: stub.ModelReady(pb.ModelReadyRequest(name="m", version="2")).ready)
         image = np.random.default_rng(4).standard_normal((1, 3, 96, 96)).astype(np.float32)
@@ -114,12 +107,12 @@ def test_removed_version_returns_its_memory(tmp_path, start_server):
             want = resnet(torch.from_numpy(image)).numpy()
         got = _output(stub.ModelInfer(_raw_request("m", "image", image, model_version="2")))
         np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-4)
-        loaded = _rss_kib(pid)
+        loaded = rss_kib(pid)
         assert loaded > baseline + 40 * 1024, (baseline, loaded)  # the 47 MB model is in memory
         shutil.rmtree(os.path.join(root, "m", "2"))
         assert _wait_for(lambda: not stub.ModelReady(pb.ModelReadyRequest(name="m", version="2")).ready)
         time.sleep(2.5)  # a poll after the unload returned free memory
-        after = _rss_kib(pid)
+        after = rss_kib(pid)
         assert after < baseline + 12 * 1024, (baseline, loaded, after)
         # Version 1 still serves.
         assert _output(stub.ModelInfer(_raw_request("m", "x", np.ones((1, 8), np.float32)))).shape == (1, 4)

@@ -3,6 +3,7 @@ back (issue 17, defect 3: ~46 KiB per load leaked, a reference cycle between a
 module's functions and its globals)."""
 
 import graphd
+from conftest import rss_kib
 
 SERVER_FLAGS = ["--audit-log", "off"]
 
@@ -26,14 +27,6 @@ SOURCE = ("import tensorflow as tf\n"
           "    return m.apply(x) + 1.0\n")
 
 
-def _rss_kib(pid):
-    with open("/proc/%d/status" % pid) as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    raise AssertionError("no VmRSS")
-
-
 def _cycles(target, n):
     for i in range(n):
         with graphd.connect(target) as c:
@@ -43,9 +36,9 @@ def _cycles(target, n):
 def test_sessions_that_load_modules_give_their_memory_back(module_server):
     target, pid = module_server.target, module_server.proc.pid
     _cycles(target, 100)  # warm up: caches, arenas, gRPC buffers
-    before = _rss_kib(pid)
+    before = rss_kib(pid)
     _cycles(target, 400)
-    grown = _rss_kib(pid) - before
+    grown = rss_kib(pid) - before
     # 400 loads leaked ~18 MiB before the fix; allow allocator noise, not a per-load leak.
     assert grown < 4 * 1024, "RSS grew by %d KiB over 400 module loads" % grown
     assert module_server.alive()
