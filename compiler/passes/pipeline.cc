@@ -15,6 +15,7 @@
 #include "compiler/passes/elementwise_fusion.h"
 #include "compiler/passes/matmul_fusion.h"
 #include "compiler/passes/verifier.h"
+#include "core/current_cancellation.h"
 
 namespace graphd::compiler::passes {
 
@@ -42,6 +43,11 @@ StatusOr<bool> Pipeline::Run(FunctionBody& body) const {
   bool changed = false;
   for (const auto& pass : passes_) {
     if (options_.disabled.contains(pass->name())) continue;
+    // A pass is linear or near it in the body's size, so between passes is often enough.
+    if (Status cancelled = CheckCurrentCancellation(); !cancelled.ok()) {
+      return errors::Make(cancelled.code(), absl::StrCat(cancelled.message(), " (while compiling ", body.name,
+                                                   ", before pass ", pass->name(), ")"));
+    }
     auto result = pass->Run(body);
     if (!result.ok()) {
       return errors::Internal(absl::StrCat("pass ", pass->name(), " failed on ", body.name, ": ",

@@ -46,7 +46,9 @@ class Pipeline {
                                                         PipelineOptions options);
 
   // Runs the enabled passes in order; true when one changed the body. A failing
-  // pass or verification (Internal, naming the pass) stops the pipeline.
+  // pass or verification (Internal, naming the pass) stops the pipeline, and so does
+  // the current call's cancellation (core/current_cancellation.h), checked before
+  // each pass: Cancelled or DeadlineExceeded, naming the pass not run.
   StatusOr<bool> Run(FunctionBody& body) const;
 
   // All passes, enabled or not, in order.

@@ -7,6 +7,7 @@
 #include "executor/gpu/gpu_device.h"
 #include "executor/memory_owner.h"
 
+#include "core/current_cancellation.h"
 #include "core/logging.h"
 #include "server/audit_log.h"
 #include "server/quick_run.h"
@@ -146,6 +147,7 @@ bool PooledCall::Run(const Work& work) {
       executor::ScopedMemoryOwner owner(session_);  // device memory charged to the session
       ScopedMemoryAccount account(meters_.memory);   // host tensors charged to the tenant
       tenancy::ScopedCompileMeter compile(meters_.compile);
+      ScopedCancellation cancellation(&token_);      // passes and imports below check it
       status = work(*this);
     }  // restored before anything else: after a Deferred() return `this` may be gone
     // The GPU streams and library handles this thread used go back to the shared pool.

@@ -3,6 +3,7 @@
 #include "compiler/passes/pipeline.h"
 
 #include "compiler/passes/pass_test_util.h"
+#include "core/current_cancellation.h"
 #include "executor/cpu/cpu_device.h"
 #include "gmock/gmock.h"
 #include "server/constant_evaluator.h"
@@ -152,6 +153,64 @@ TEST(PipelineTest, DuplicatePassNamesAreRejected) {
   passes.push_back(std::make_unique<BreakingPass>());
   passes.push_back(std::make_unique<BreakingPass>());
   EXPECT_FALSE(Pipeline::Make(std::move(passes), {}).ok());
+}
+
+// A pass that counts its runs and cancels `token` (the call being cancelled while a
+// pass runs, as CloseSession or the client would from another thread).
+class CancellingPass : public Pass {
+ public:
+  CancellingPass(std::string name, CancellationToken* token, int* runs) : name_(std::move(name)), token_(token), runs_(runs) {}
+  absl::string_view name() const override { return name_; }
+  StatusOr<bool> Run(FunctionBody& body) const override {
+    ++*runs_;
+    if (token_ != nullptr) token_->Cancel();
+    return false;
+  }
+
+ private:
+  std::string name_;
+  CancellationToken* token_;
+  int* runs_;
+};
+
+TEST(PipelineTest, StopsBetweenPassesWhenTheCurrentCallIsCancelled) {
+  CancellationToken token;
+  int first = 0, second = 0;
+  std::vector<std::unique_ptr<const Pass>> passes;
+  passes.push_back(std::make_unique<CancellingPass>("first", &token, &first));
+  passes.push_back(std::make_unique<CancellingPass>("second", nullptr, &second));
+  auto pipeline = Pipeline::Make(std::move(passes), Verified());
+  ASSERT_TRUE(pipeline.ok());
+  FunctionBody body = Sample();
+  {
+    ScopedCancellation scope(&token);
+    auto result = (*pipeline)->Run(body);
+    ASSERT_FALSE(result.ok());
+    EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+    EXPECT_THAT(result.status().message(), HasSubstr("before pass second"));
+  }
+  EXPECT_EQ(first, 1);
+  EXPECT_EQ(second, 0);
+  // Outside the call's scope the same pipeline runs to the end.
+  EXPECT_EQ(CurrentCancellation(), nullptr);
+  FunctionBody again = Sample();
+  ASSERT_TRUE((*pipeline)->Run(again).ok());
+  EXPECT_EQ(second, 1);
+}
+
+TEST(PipelineTest, APassedDeadlineStopsBeforeTheFirstPass) {
+  CancellationToken token(CancellationToken::Clock::now() - std::chrono::seconds(1));
+  int runs = 0;
+  std::vector<std::unique_ptr<const Pass>> passes;
+  passes.push_back(std::make_unique<CancellingPass>("only", nullptr, &runs));
+  auto pipeline = Pipeline::Make(std::move(passes), Verified());
+  ASSERT_TRUE(pipeline.ok());
+  FunctionBody body = Sample();
+  ScopedCancellation scope(&token);
+  auto result = (*pipeline)->Run(body);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_EQ(runs, 0);
 }
 
 TEST(VerifierTest, AcceptsAValidBodyAndRejectsBrokenArgumentLists) {
