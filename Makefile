@@ -6,7 +6,14 @@ PYTHON ?= /usr/bin/python3
 # Extra flags for `make run`, e.g. make run ARGS="--log-level debug"
 ARGS ?=
 
-.PHONY: all deps configure build run test test-cpp test-python bench clean
+# Instrumented builds (clang, their own build directories; tests/sanitizers/README.md):
+# ASan+UBSan with libFuzzer coverage (make test-asan, make fuzz, make fuzz-smoke).
+ASAN_BUILD_DIR ?= build-asan
+FUZZ_SECONDS ?= 600
+SAN_CXX ?= clang++-16
+
+.PHONY: all deps configure build run test test-cpp test-python bench clean \
+        build-asan test-asan fuzz fuzz-smoke soak
 
 all: build
 
@@ -45,5 +52,29 @@ bench: build
 	$(PYTHON) bench/run_models.py --build-dir $(BUILD_DIR)
 	$(BUILD_DIR)/bin/serving_bench --models $(BUILD_DIR)/bench/models --csv $(BUILD_DIR)/bench/serving.csv
 
+build-asan: deps
+	@cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(SAN_CXX) \
+	  "-DCMAKE_CXX_FLAGS_RELEASE=-O1 -g1 -DNDEBUG" -DGRAPHD_SANITIZE=address,undefined -DGRAPHD_FUZZ=ON \
+	  -DGRAPHD_WITH_CUDA=OFF -DGRAPHD_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(ASAN_BUILD_DIR) -j $(JOBS)
+
+# The C++ tests and the Python suites against the instrumented server; fails on any
+# sanitizer report (scripts/test-sanitized.sh).
+test-asan: build-asan
+	bash scripts/test-sanitized.sh $(ASAN_BUILD_DIR) $(JOBS)
+
+# Each libFuzzer target for FUZZ_SECONDS (default 600), two at a time; the corpus
+# grows in $(ASAN_BUILD_DIR)/fuzz/corpus (tests/fuzz/run_fuzzers.sh).
+fuzz: build-asan
+	bash tests/fuzz/run_fuzzers.sh $(ASAN_BUILD_DIR) $(FUZZ_SECONDS)
+
+fuzz-smoke: build-asan
+	bash tests/fuzz/run_fuzzers.sh $(ASAN_BUILD_DIR) 20
+
+# 30 minutes of mixed load against the release server; RSS must stay flat (bench/soak.py).
+SOAK_MINUTES ?= 30
+soak: build
+	$(PYTHON) bench/soak.py --build-dir $(BUILD_DIR) --minutes $(SOAK_MINUTES)
+
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR)

@@ -2,6 +2,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
 
 #include "compiler/passes/spec_body.h"
 
@@ -12,25 +15,31 @@ int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - start).count();
 }
 
-int64_t GraphConstantBytes(const Graph& graph) {
+}  // namespace
+
+// Each distinct function counted once, walked without recursion: a function that
+// nested If/While nodes reach along many paths (a client's 300 nested Ifs whose two
+// branches name the same next function) would otherwise be visited 2^300 times.
+int64_t ConstantBytes(const Function& function) {
   int64_t bytes = 0;
-  for (int id = 0; id < graph.num_nodes(); ++id) {
-    const Node* n = graph.node(id);
-    if (n == nullptr) continue;
-    for (const auto& [name, value] : n->attrs()) {
-      if (const Tensor* t = std::get_if<Tensor>(&value)) bytes += static_cast<int64_t>(t->bytes());
-      if (const FunctionRef* f = std::get_if<FunctionRef>(&value); f != nullptr && *f != nullptr) {
-        bytes += ConstantBytes(**f);
+  absl::flat_hash_set<const Function*> seen = {&function};
+  std::vector<const Function*> pending = {&function};
+  while (!pending.empty()) {
+    const Function* fn = pending.back();
+    pending.pop_back();
+    if (fn->graph == nullptr) continue;
+    for (int id = 0; id < fn->graph->num_nodes(); ++id) {
+      const Node* n = fn->graph->node(id);
+      if (n == nullptr) continue;
+      for (const auto& [name, value] : n->attrs()) {
+        if (const Tensor* t = std::get_if<Tensor>(&value)) bytes += static_cast<int64_t>(t->bytes());
+        if (const FunctionRef* f = std::get_if<FunctionRef>(&value); f != nullptr && *f != nullptr) {
+          if (seen.insert(f->get()).second) pending.push_back(f->get());
+        }
       }
     }
   }
   return bytes;
-}
-
-}  // namespace
-
-int64_t ConstantBytes(const Function& function) {
-  return function.graph == nullptr ? 0 : GraphConstantBytes(*function.graph);
 }
 
 uint64_t NextCompiledFunctionId() {

@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace graphd {
@@ -59,11 +60,23 @@ class Emitter {
       for (const auto& [attr, value] : n->attrs()) {
         const auto* fn = std::get_if<FunctionRef>(&value);
         if (fn == nullptr || *fn == nullptr) continue;
+        // A body drawn already (If branches naming one function, or nested bodies
+        // reached along several paths) gets an edge to that drawing, not a copy: the
+        // picture grows with the distinct functions, not with the paths to them.
+        if (auto drawn = drawn_.find(fn->get()); drawn != drawn_.end()) {
+          if (!drawn->second.empty()) {
+            absl::StrAppend(&body_, pad, Quote(id), " -> ", Quote(drawn->second), " [style=dotted, label=",
+                            Quote(absl::StrCat(attr, " @", (*fn)->name)), "];\n");
+          }
+          continue;
+        }
+        drawn_[fn->get()] = "";  // a function reaching itself stops here
         std::string cluster = absl::StrCat("cluster_", clusters_++);
         absl::StrAppend(&body_, pad, "subgraph ", cluster, " {\n", pad, "  label=",
                         Quote(absl::StrCat(n->name(), ".", attr, " @", (*fn)->name)), ";\n", pad,
                         "  style=rounded;\n");
         std::string inner = Graph(*(*fn)->graph, &(*fn)->results, absl::StrCat(cluster, "/"), depth + 1);
+        drawn_[fn->get()] = inner;
         absl::StrAppend(&body_, pad, "}\n");
         if (!inner.empty()) {
           absl::StrAppend(&body_, pad, Quote(id), " -> ", Quote(inner), " [style=dotted, lhead=", cluster, "];\n");
@@ -88,6 +101,7 @@ class Emitter {
 
   std::string body_;
   int clusters_ = 0;
+  absl::flat_hash_map<const Function*, std::string> drawn_;  // body -> a node id inside it
 };
 
 }  // namespace

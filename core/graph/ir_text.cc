@@ -2,6 +2,7 @@
 
 #include <type_traits>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -94,7 +95,16 @@ std::string AttrValueToText(const AttrValue& value) {
       value);
 }
 
-std::string GraphToText(const Graph& graph, const std::vector<OutputRef>* results, int indent) {
+namespace {
+
+// The functions printed so far in one text: each body is printed once; a later
+// reference (If branches naming one function, nested bodies reached along several
+// paths) says where, so the text grows with the distinct functions, not the paths.
+using Shown = absl::flat_hash_set<const Function*>;
+
+std::string FunctionText(const Function& function, int indent, Shown& shown);
+
+std::string GraphText(const Graph& graph, const std::vector<OutputRef>* results, int indent, Shown& shown) {
   std::string out;
   for (int id = 0; id < graph.num_nodes(); ++id) {
     const Node& n = *graph.node(id);
@@ -120,7 +130,11 @@ std::string GraphToText(const Graph& graph, const std::vector<OutputRef>* result
     for (const auto& [name, value] : n.attrs()) {
       const FunctionRef* fn = std::get_if<FunctionRef>(&value);
       if (fn == nullptr || *fn == nullptr) continue;
-      absl::StrAppend(&out, Indent(indent + 1), name, " = ", FunctionToText(**fn, indent + 1));
+      if (!shown.insert(fn->get()).second) {
+        absl::StrAppend(&out, Indent(indent + 1), name, " = @", (*fn)->name, " (printed above)\n");
+        continue;
+      }
+      absl::StrAppend(&out, Indent(indent + 1), name, " = ", FunctionText(**fn, indent + 1, shown));
     }
   }
   if (results != nullptr) {
@@ -131,11 +145,23 @@ std::string GraphToText(const Graph& graph, const std::vector<OutputRef>* result
   return out;
 }
 
-std::string FunctionToText(const Function& function, int indent) {
+std::string FunctionText(const Function& function, int indent, Shown& shown) {
   std::vector<std::string> args;
   for (const Node* a : function.args) args.push_back(a->name());
   return absl::StrCat("@", function.name, "(", absl::StrJoin(args, ", "), ") {\n",
-                      GraphToText(*function.graph, &function.results, indent + 1), Indent(indent), "}\n");
+                      GraphText(*function.graph, &function.results, indent + 1, shown), Indent(indent), "}\n");
+}
+
+}  // namespace
+
+std::string GraphToText(const Graph& graph, const std::vector<OutputRef>* results, int indent) {
+  Shown shown;
+  return GraphText(graph, results, indent, shown);
+}
+
+std::string FunctionToText(const Function& function, int indent) {
+  Shown shown = {&function};
+  return FunctionText(function, indent, shown);
 }
 
 }  // namespace graphd

@@ -6,7 +6,8 @@
 // Attributes are sorted by name; small tensors print their values
 // (`float32[2]{1, 2}`; more than 8 elements end in `...`). Functions held in
 // attributes print as `@name`, and their bodies follow the node, indented, as
-// `attr = @name(arg, ...) { ... return r, ... }`. Source ranges are not printed.
+// `attr = @name(arg, ...) { ... return r, ... }`, once per text: a function printed
+// already shows as `attr = @name (printed above)`. Source ranges are not printed.
 #ifndef GRAPHD_CORE_GRAPH_IR_TEXT_H_
 #define GRAPHD_CORE_GRAPH_IR_TEXT_H_
 

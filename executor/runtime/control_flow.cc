@@ -1,5 +1,8 @@
 #include "executor/runtime/control_flow.h"
 
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
 #include "core/graph/function.h"
 #include "executor/runtime/executor.h"
 
@@ -12,10 +15,32 @@ class ArgKernel : public OpKernel {
   Status Compute(KernelContext&) override { return absl::OkStatus(); }
 };
 
-StatusOr<std::unique_ptr<const Plan>> BodyPlan(const Node& node, absl::string_view attr,
-                                               const Device& device) {
+// The plans of the function bodies built under the outermost BodyPlan call on this
+// thread, by function and device. A function that several If/While nodes use (the
+// branches of an If naming the same function, or nesting reaching it along several
+// paths) is planned once and its plan shared (plans are immutable): building is then
+// linear in the distinct functions, where planning per use was exponential in the
+// nesting depth (a client's 300 nested Ifs whose branches both name the next).
+using PlanMemo = absl::flat_hash_map<std::pair<const Function*, const Device*>, std::shared_ptr<const Plan>>;
+thread_local PlanMemo* plan_memo = nullptr;
+
+StatusOr<std::shared_ptr<const Plan>> BodyPlan(const Node& node, absl::string_view attr, const Device& device) {
   const FunctionRef& fn = std::get<FunctionRef>(node.attrs().find(attr)->second);
-  return Plan::Build(SpecForFunction(*fn), device);
+  PlanMemo own;
+  const bool outermost = plan_memo == nullptr;
+  if (outermost) plan_memo = &own;
+  struct Reset {
+    bool active;
+    ~Reset() {
+      if (active) plan_memo = nullptr;
+    }
+  } reset{outermost};
+  const auto key = std::make_pair(fn.get(), &device);
+  if (auto it = plan_memo->find(key); it != plan_memo->end()) return it->second;
+  ASSIGN_OR_RETURN(std::unique_ptr<const Plan> plan, Plan::Build(SpecForFunction(*fn), device));
+  std::shared_ptr<const Plan> shared = std::move(plan);
+  plan_memo->emplace(key, shared);
+  return shared;
 }
 
 RunContext BodyContext(const KernelContext& ctx) {
@@ -27,7 +52,7 @@ bool Truth(const Tensor& t) { return t.data<bool>()[0]; }
 
 class IfKernel : public OpKernel {
  public:
-  IfKernel(std::unique_ptr<const Plan> then_plan, std::unique_ptr<const Plan> else_plan)
+  IfKernel(std::shared_ptr<const Plan> then_plan, std::shared_ptr<const Plan> else_plan)
       : then_(std::move(then_plan)), else_(std::move(else_plan)) {}
 
   Status Compute(KernelContext& ctx) override {
@@ -41,12 +66,12 @@ class IfKernel : public OpKernel {
   }
 
  private:
-  std::unique_ptr<const Plan> then_, else_;
+  std::shared_ptr<const Plan> then_, else_;
 };
 
 class WhileKernel : public OpKernel {
  public:
-  WhileKernel(std::unique_ptr<const Plan> cond, std::unique_ptr<const Plan> body)
+  WhileKernel(std::shared_ptr<const Plan> cond, std::shared_ptr<const Plan> body)
       : cond_(std::move(cond)), body_(std::move(body)) {}
 
   // Runs cond and body in place through one runner each: the loop variables move
@@ -75,7 +100,7 @@ class WhileKernel : public OpKernel {
   }
 
  private:
-  std::unique_ptr<const Plan> cond_, body_;
+  std::shared_ptr<const Plan> cond_, body_;
 };
 
 }  // namespace
