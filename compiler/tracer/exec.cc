@@ -327,7 +327,9 @@ Status Evaluator::ExecClassDef(const ast::ClassDef& def) {
   Evaluator body(interp_, scope_, globals_, ns);
   ASSIGN_OR_RETURN(Flow flow, body.ExecBody(def.body));
   (void)flow;
-  Value cls = Value::Obj(std::make_shared<ClassObj>(def.name, ns));
+  auto class_obj = std::make_shared<ClassObj>(def.name, ns);
+  if (ContainerRegistry* r = CurrentContainerRegistry()) r->Add(class_obj);
+  Value cls = Value::Obj(std::move(class_obj));
   for (auto it = def.decorator_list.rbegin(); it != def.decorator_list.rend(); ++it) {
     ASSIGN_OR_RETURN(Value deco, Eval(**it));
     ASSIGN_OR_RETURN(cls, interp_.Call(deco, CallArgs{.args = {cls}, .site = (*it)->range}));

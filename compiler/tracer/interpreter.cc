@@ -64,6 +64,7 @@ Interpreter::~Interpreter() {
     globals_->Clear();
   }
   ReleaseNested(released);
+  containers_.CollectCycles();
 }
 
 Interpreter::Interpreter(std::shared_ptr<Namespace> globals, std::shared_ptr<Namespace> builtins,
@@ -111,6 +112,7 @@ const ScopeInfo& Interpreter::InfoFor(const void* node, const ast::Arguments& pa
 }
 
 Status Interpreter::ExecModule(const ast::Module& module) {
+  ScopedContainerRegistry registry(&containers_);
   Evaluator eval(*this, nullptr, globals_);
   ASSIGN_OR_RETURN(Evaluator::Flow flow, eval.ExecBody(module.body));
   if (flow != Evaluator::Flow::kNormal) return PyError("SyntaxError", "'return', 'break' or 'continue' outside a function or loop");
@@ -118,6 +120,7 @@ Status Interpreter::ExecModule(const ast::Module& module) {
 }
 
 StatusOr<Value> Interpreter::RunBody(FunctionObj& fn, std::shared_ptr<Scope> scope) {
+  ScopedContainerRegistry registry(&containers_);
   if (++depth_ > limits_.max_depth) {
     --depth_;
     return PyError("RecursionError", "maximum recursion depth exceeded");

@@ -15,6 +15,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "compiler/tracer/cycles.h"
 #include "compiler/tracer/objects.h"
 #include "core/cancellation.h"
 
@@ -74,7 +75,8 @@ class Interpreter {
   void Adopt(const std::shared_ptr<FunctionObj>& fn);
   // Functions and their module form reference cycles (a module's globals hold its
   // functions, each function holds the globals and its closure): the destructor clears
-  // every function it made, and the globals, so the module's memory goes.
+  // every function it made, and the globals, then collects the cycles among the
+  // containers the module's code made (cycles.h), so the module's memory goes.
   ~Interpreter();
   Interpreter(const Interpreter&) = delete;
   Interpreter& operator=(const Interpreter&) = delete;
@@ -143,6 +145,7 @@ class Interpreter {
   int depth_ = 0;
   std::string out_;
   SourceRange current_range_;
+  ContainerRegistry containers_;  // current while this interpreter runs code
   absl::flat_hash_map<const void*, std::unique_ptr<ScopeInfo>> infos_;
   std::shared_ptr<ExceptionObj> last_raised_;
   std::string last_raised_text_;  // its Status's class and message

@@ -174,6 +174,62 @@ TEST(InterpreterTest, SandboxAndBudgets) {
   EXPECT_THAT(deep.status.message(), HasSubstr("maximum recursion depth"));
 }
 
+// Cycles among a module's values are freed when its interpreter goes; what something
+// outside still holds (here the test, as a traced function in the cache would) stays
+// whole, with everything it reaches.
+TEST(InterpreterTest, CyclesAreCollectedWhenTheInterpreterGoes) {
+  auto parsed = ParseModule(std::make_shared<SourceFile>("m.py", R"py(
+a = []
+a.append(a)
+d = {}
+d['self'] = d
+class Node:
+    pass
+n = Node()
+n.me = n
+Node.kind = Node
+pair = [[], []]
+pair[0].append(pair[1])
+pair[1].append(pair[0])
+def churn():
+    for i in range(50):
+        x = [i]
+        x.append(x)
+churn()
+kept = [1]
+kept.append(kept)
+kept.append([kept, (kept, {'k': kept})])
+)py"));
+  ASSERT_TRUE(parsed.ok()) << parsed.status();
+  std::weak_ptr<ListObj> a, pair;
+  std::weak_ptr<DictObj> d;
+  std::weak_ptr<Object> n;
+  Value kept;
+  {
+    auto module = std::make_shared<ast::Module>(autograph::ConvertModule(*parsed));
+    auto globals = std::make_shared<Namespace>("__main__");
+    globals->Set("ag__", Value::Obj(MakeAutographRuntime()));
+    Interpreter interp(globals, MakeBuiltins());
+    ASSERT_TRUE(interp.ExecModule(*module).ok());
+    a = globals->Find("a")->as_list();
+    pair = globals->Find("pair")->as_list();
+    d = globals->Find("d")->as_dict();
+    n = globals->Find("n")->as_object();
+    kept = *globals->Find("kept");
+  }
+  EXPECT_TRUE(a.expired());
+  EXPECT_TRUE(pair.expired());
+  EXPECT_TRUE(d.expired());
+  EXPECT_TRUE(n.expired());
+  ASSERT_TRUE(kept.is(Value::Kind::kList));
+  ASSERT_EQ(kept.as_list()->items.size(), 3u);
+  EXPECT_TRUE(kept.as_list()->items[1].Is(kept));
+  const auto& inner = kept.as_list()->items[2].as_list()->items;
+  ASSERT_EQ(inner.size(), 2u);
+  EXPECT_EQ(inner[1].as_tuple()[1].as_dict()->items.size(), 1u);  // reached through a tuple: kept
+  kept.as_list()->items.clear();  // the test's own cycle: break it
+}
+
 TEST(InterpreterTest, CancellationStopsPythonLoops) {
   auto parsed = ParseModule(std::make_shared<SourceFile>("m.py", "while True:\n    pass\n"));
   ASSERT_TRUE(parsed.ok());

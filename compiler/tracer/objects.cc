@@ -124,7 +124,9 @@ StatusOr<Value> BoundMethod::Call(Interpreter& interp, CallArgs& args) {
 }
 
 StatusOr<Value> ClassObj::Call(Interpreter& interp, CallArgs& args) {
-  auto self = Value::Obj(std::make_shared<InstanceObj>(std::static_pointer_cast<ClassObj>(shared_from_this())));
+  auto instance = std::make_shared<InstanceObj>(std::static_pointer_cast<ClassObj>(shared_from_this()));
+  if (ContainerRegistry* r = CurrentContainerRegistry()) r->Add(instance);
+  auto self = Value::Obj(std::move(instance));
   if (const Value* init = dict_->Find("__init__")) {
     CallArgs with_self = args;
     with_self.args.insert(with_self.args.begin(), self);

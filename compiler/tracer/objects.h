@@ -9,6 +9,7 @@
 #include <optional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -183,6 +184,9 @@ class InstanceObj : public Object {
   Status Exit(Interpreter& interp, bool failed) override;
   Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
   const std::shared_ptr<ClassObj>& cls() const { return cls_; }
+  // For the cycle collector (cycles.h).
+  const std::map<std::string, Value>& attrs() const { return attrs_; }
+  std::map<std::string, Value> TakeAttrs() { return std::exchange(attrs_, {}); }
   // Unique in the process, never reused: what a function cache key says for an
   // instance passed as an argument (its repr does not tell two apart).
   uint64_t id() const { return id_; }

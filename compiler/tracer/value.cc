@@ -1,5 +1,7 @@
 #include "compiler/tracer/value.h"
 
+#include "compiler/tracer/cycles.h"
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/tracer/errors.h"
@@ -102,10 +104,15 @@ Value Value::Tuple(std::vector<Value> items) {
 Value Value::List(std::vector<Value> items) {
   auto l = std::make_shared<ListObj>();
   l->items = std::move(items);
+  if (ContainerRegistry* r = CurrentContainerRegistry()) r->Add(l);
   return Value(std::move(l));
 }
 
-Value Value::NewDict() { return Value(std::make_shared<DictObj>()); }
+Value Value::NewDict() {
+  auto d = std::make_shared<DictObj>();
+  if (ContainerRegistry* r = CurrentContainerRegistry()) r->Add(d);
+  return Value(std::move(d));
+}
 
 std::string Value::TypeName() const {
   switch (kind()) {

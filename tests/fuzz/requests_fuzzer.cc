@@ -20,6 +20,7 @@ namespace {
 struct Method {
   std::string path;  // "/graphd.v1.SessionService/Run"
   const google::protobuf::Message* prototype;
+  const google::protobuf::Message* response;
 };
 
 std::vector<Method> AllMethods() {
@@ -30,8 +31,9 @@ std::vector<Method> AllMethods() {
     if (service == nullptr) std::abort();  // not linked in: the fuzzer would test nothing
     for (int i = 0; i < service->method_count(); ++i) {
       const auto* m = service->method(i);
-      out.push_back({absl::StrCat("/", service->full_name(), "/", m->name()),
-                     google::protobuf::MessageFactory::generated_factory()->GetPrototype(m->input_type())});
+      auto* factory = google::protobuf::MessageFactory::generated_factory();
+      out.push_back({absl::StrCat("/", service->full_name(), "/", m->name()), factory->GetPrototype(m->input_type()),
+                     factory->GetPrototype(m->output_type())});
     }
   }
   std::sort(out.begin(), out.end(), [](const Method& a, const Method& b) { return a.path < b.path; });
@@ -59,8 +61,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   FuzzServer& server = FuzzServer::Get();
   if ((data[0] & 0x80) == 0) SetStringField(*request, "session_handle", server.Session());
   if ((data[0] & 0x40) != 0) SetStringField(*request, "model_name", kModelName);
-  server.Call(method.path, *request, nullptr);
+  std::unique_ptr<google::protobuf::Message> response(method.response->New());
+  const bool ok = server.Call(method.path, *request, response.get()).ok();
   if (method.path.ends_with("/CloseSession")) server.Renew();
+  if (ok && method.path.ends_with("/CreateSession")) {  // close it, or sessions pile up to --max-sessions
+    graphd::v1::CloseSessionRequest close;
+    close.set_session_handle(static_cast<const graphd::v1::CreateSessionResponse&>(*response).session_handle());
+    server.Call("/graphd.v1.SessionService/CloseSession", close, nullptr);
+  }
   if (++inputs % 64 == 0) server.CheckAlive();
   return 0;
 }
