@@ -101,6 +101,12 @@ grpc::ServerUnaryReactor* PooledCall::Start(grpc::CallbackServerContext* context
 
 void PooledCall::Complete(const Status& status) {
   code_ = status.code();
+  // The tenant's call slot goes back before the answer does: a client that waits for
+  // each answer before its next call never finds its own finished call still counted.
+  if (usage_ != nullptr) {
+    usage_->EndCall(tenant_->name());
+    usage_ = nullptr;
+  }
   if (AuditLogEnabled()) {  // read before Finish: the messages may go once it is sent
     peer_ = context_->peer();
     if (status.ok() && response_ != nullptr) response_bytes_ = static_cast<int64_t>(response_->ByteSizeLong());

@@ -248,8 +248,8 @@ def test_session_and_concurrent_call_quotas(tmp_path, start_server):
             time.sleep(0.01)
         t.join(120)
         assert refused is not None and "max_concurrent_calls quota is 1" in str(refused)
-        # The slot is free again (the call's slot goes back when gRPC is done with it,
-        # just after the client has its answer).
+        # The slot is free again (it goes back before the answer is sent; the loop
+        # allows for the slow call's thread to be joined late).
         deadline = time.monotonic() + 10
         while True:
             try:
@@ -267,6 +267,21 @@ def test_session_and_concurrent_call_quotas(tmp_path, start_server):
     # Closed sessions free the quota.
     with graphd.connect(server.target, token="token-q"):
         pass
+
+
+def test_sequential_calls_never_meet_their_own_finished_call(tmp_path, start_server):
+    # With max_concurrent_calls 1, a client that waits for each answer must never be
+    # refused: the slot goes back before the answer is sent (it used to go back just
+    # after, and a fast client's next call could find its own last call still counted).
+    tenants = tmp_path / "tenants.pbtxt"
+    tenants.write_text('tenant { name: "one" token_sha256: "%s" max_concurrent_calls: 1 }\n'
+                       % hashlib.sha256(b"token-1").hexdigest())
+    server = start_server("--tenants-file", str(tenants))
+    for _ in range(20):
+        with graphd.connect(server.target, token="token-1") as c:
+            for _ in range(10):
+                c.list_devices()
+                c.load_module("x = 1\n")
 
 
 def test_graphctl_speaks_tls_and_tokens(pki, tmp_path, start_server):
