@@ -22,7 +22,7 @@ namespace {
 constexpr char kModelSource[] = R"(import tensorflow as tf
 
 @tf.function(input_signature=[tf.TensorSpec([None], tf.float32, name="x")])
-def add(x):
+def serve(x):
     return x + 1.0
 )";
 

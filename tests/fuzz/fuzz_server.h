@@ -18,7 +18,7 @@
 
 namespace graphd::fuzz {
 
-// The model the repository serves: "add" (a source model, add(x: float32[N]) -> x + 1).
+// The model the repository serves: "add" (a source model, serve(x: float32[N]) -> x + 1).
 inline constexpr char kModelName[] = "add";
 
 class FuzzServer {
