@@ -249,9 +249,16 @@ def codec_seeds(graphs):
 
 # -- dictionaries ----------------------------------------------------------------------
 def dict_file(path, words):
+    def quote(word):  # libFuzzer's form: printable ASCII, \\ \" and \xNN only
+        out = []
+        for b in word.encode("utf-8"):
+            c = chr(b)
+            out.append("\\" + c if c in '"\\' else c if 32 <= b < 127 else "\\x%02x" % b)
+        return '"' + "".join(out) + '"'
+
     with open(path, "w", encoding="utf-8") as f:
         for w in sorted(set(words)):
-            f.write(json.dumps(w) + "\n")  # libFuzzer's "..." form: JSON escapes are C escapes here
+            f.write(quote(w) + "\n")
     return len(set(words))
 
 
