@@ -24,6 +24,8 @@ TEST_PACKAGES=(
   # clang's thread-safety analysis of the ABSL_GUARDED_BY annotations (make test:
   # scripts/check-thread-safety.py; the build itself uses GCC)
   clang-16 libomp-16-dev
+  # clang's sanitizer and libFuzzer runtimes (make test-asan, make fuzz: tests/sanitizers)
+  libclang-rt-16-dev
   # Python client (system interpreter /usr/bin/python3)
   python3 python3-grpcio python3-protobuf python3-numpy python3-pytest
   # reference models for the ONNX model tests (exported from torchvision, compared with torch)
