@@ -150,7 +150,9 @@ def test_no_inline_run_beyond_cpu_threads(start_server):
     server = start_server("--cpu-threads", "1", "--inline-run-us", GENEROUS_US)
     c = Conn(server.target)
     c.add(1.0, 1.0)
-    assert c.add(1.0, 1.0).metadata.ran_inline
+    # The only worker is marked free just after the previous answer is sent, so a fast
+    # client's next call may still find it busy: some of a few calls run inline.
+    assert any(c.add(1.0, 1.0).metadata.ran_inline for _ in range(5))
     c.count_to(1)  # traced; the long run below goes to the only worker (never ran quick... once)
     c.count_to(1000000)
     busy = threading.Event()
