@@ -35,8 +35,6 @@ class ContainerRegistry {
   // from other registered containers through cycles. Returns how many were cleared.
   int CollectCycles();
 
-  // Live and expired entries (tests).
-  size_t size() const { return lists_.size() + dicts_.size() + instances_.size() + classes_.size(); }
 
  private:
   template <typename T>

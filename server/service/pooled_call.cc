@@ -126,8 +126,7 @@ void PooledCall::OnDone() {
                 .request_bytes = request_bytes_,
                 .response_bytes = response_bytes_});
   }
-  if (usage_ != nullptr) usage_->EndCall(tenant_->name());
-  if (gate_ != nullptr) gate_->Exit();
+  if (gate_ != nullptr) gate_->Exit();  // (the tenant's call slot went back in Complete)
   delete this;
 }
 
