@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "core/float_to_int.h"
 #include "core/half.h"
 #include "executor/cpu/dispatch.h"
 
@@ -38,7 +39,9 @@ inline D Convert(S s) {
       return D(s);
     }
   } else if constexpr (kIsHalf<S>) {
-    return static_cast<D>(static_cast<float>(s));
+    return Convert<D>(static_cast<float>(s));
+  } else if constexpr (std::is_integral_v<D> && std::is_floating_point_v<S>) {
+    return TruncateToInt<D>(s);
   } else {
     return static_cast<D>(s);
   }

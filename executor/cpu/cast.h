@@ -18,8 +18,11 @@ bool CanCast(DType src, DType dst);
 // are equal):
 //   * to bool: x != 0 (NaN is true); from bool: 0 or 1;
 //   * between integers: C++ conversion (wraps modulo 2^bits);
-//   * float to integer: truncation toward zero (out of range values are undefined in
-//     ONNX and TensorFlow; here they give what the host's conversion gives);
+//   * float to integer: truncation toward zero; NaN, infinities and out-of-range values
+//     (undefined in ONNX and C++) give what TensorFlow's CPU kernels give on x86-64
+//     (TruncateToInt in core/float_to_int.h: the minimum for int32/int64, NaN -> int32
+//     -2147483648; narrower types wrap through int32). The GPU kernel gives CUDA's
+//     saturating conversion (NaN -> 0), as TensorFlow's GPU kernels do;
 //   * to float16/bfloat16: round to nearest even from the exact source value, overflow
 //     to infinity; from them: exact;
 //   * numeric to string: integers in decimal; floats in the shortest form that reads

@@ -86,6 +86,33 @@ TEST(CastDTypeTest, WideUnsigned) {
   EXPECT_EQ(back->data<uint32_t>()[1], 3u);
 }
 
+// NaN, infinities and values out of the integer's range (undefined in C++ and ONNX) give
+// what TensorFlow's CPU Cast gives on x86-64 (core/float_to_int.h), never UB.
+TEST(CastDTypeTest, FloatOutOfIntegerRangeIsDefined) {
+  Tensor x = Make<float>(Shape({6}), {NAN, INFINITY, -INFINITY, 3e9f, -3e9f, -7.9f});
+  auto i32 = Cast(x, DType::kInt32);
+  ASSERT_TRUE(i32.ok()) << i32.status();
+  const int32_t m = std::numeric_limits<int32_t>::min();
+  EXPECT_THAT(std::vector<int32_t>(i32->flat<int32_t>().begin(), i32->flat<int32_t>().end()),
+              ElementsAre(m, m, m, m, m, -7));
+  auto i64 = Cast(x, DType::kInt64);
+  ASSERT_TRUE(i64.ok()) << i64.status();
+  const int64_t m64 = std::numeric_limits<int64_t>::min();
+  EXPECT_THAT(std::vector<int64_t>(i64->flat<int64_t>().begin(), i64->flat<int64_t>().end()),
+              ElementsAre(m64, m64, m64, 3000000000, -3000000000, -7));
+  auto u8 = Cast(Make<double>(Shape({4}), {300.0, -1.0, NAN, 1e300}), DType::kUInt8);
+  ASSERT_TRUE(u8.ok()) << u8.status();
+  EXPECT_THAT(std::vector<uint8_t>(u8->flat<uint8_t>().begin(), u8->flat<uint8_t>().end()),
+              ElementsAre(44, 255, 0, 0));
+  auto h = Cast(Make<Float16>(Shape({2}), {Float16(INFINITY), Float16(NAN)}), DType::kInt32);
+  ASSERT_TRUE(h.ok()) << h.status();
+  EXPECT_THAT(std::vector<int32_t>(h->flat<int32_t>().begin(), h->flat<int32_t>().end()), ElementsAre(m, m));
+  auto u64 = Cast(Make<double>(Shape({3}), {-1.0, 1.8e19, 1e20}), DType::kUInt64);
+  ASSERT_TRUE(u64.ok()) << u64.status();
+  EXPECT_THAT(std::vector<uint64_t>(u64->flat<uint64_t>().begin(), u64->flat<uint64_t>().end()),
+              ElementsAre(18446744073709551615ull, 18000000000000000000ull, 0ull));
+}
+
 TEST(CastDTypeTest, StringToNumbers) {
   Tensor s = MakeStrings(Shape({8}), {"0.47892547", "NaN", "INF", "+INF", "-INF", "1e-5", " -2.5E3 ", "inf"});
   auto f = Cast(s, DType::kFloat32);
