@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "compiler/tracer/interpreter.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
+#include "core/float_to_int.h"
 
 namespace graphd::compiler::tracer {
 namespace {
@@ -196,6 +198,15 @@ StatusOr<Value> MakeDict(Interpreter& in, CallArgs& a) {
   return out;
 }
 
+// Python's int() of a float, within graphd's 64-bit ints.
+StatusOr<Value> IntOfFloat(double d) {
+  if (std::isnan(d)) return PyError("ValueError", "cannot convert float NaN to integer");
+  if (std::isinf(d)) return PyError("OverflowError", "cannot convert float infinity to integer");
+  std::optional<int64_t> i = TruncateInRange<int64_t>(d);
+  if (!i) return PyError("OverflowError", "int(" + FloatRepr(d) + ") is out of graphd's int64 range");
+  return Value::Int(*i);
+}
+
 StatusOr<Value> Convert(Interpreter& in, CallArgs& a, const std::string& type) {
   if (type == "dict") return MakeDict(in, a);
   if (!a.kwargs.empty()) return PyError("TypeError", type + "() takes no keyword arguments");
@@ -241,8 +252,7 @@ StatusOr<Value> Convert(Interpreter& in, CallArgs& a, const std::string& type) {
     }
     if (type == "int") {
       if (t.dtype == DType::kInt64) return Value::Int(t.value->data<int64_t>()[0]);
-      if (!std::isfinite(d)) return PyError("ValueError", "cannot convert float " + FloatRepr(d) + " to integer");
-      return Value::Int(static_cast<int64_t>(d));
+      return IntOfFloat(d);
     }
     if (type == "float") return Value::Float(d);
     if (type == "bool") return Value::Bool(d != 0);
@@ -250,10 +260,7 @@ StatusOr<Value> Convert(Interpreter& in, CallArgs& a, const std::string& type) {
   }
   if (type == "int") {
     if (v.is_int_like()) return Value::Int(v.as_int());
-    if (v.is(K::kFloat)) {
-      if (!std::isfinite(v.as_float())) return PyError("ValueError", "cannot convert float " + FloatRepr(v.as_float()) + " to integer");
-      return Value::Int(static_cast<int64_t>(v.as_float()));
-    }
+    if (v.is(K::kFloat)) return IntOfFloat(v.as_float());
     int64_t i;
     if (v.is(K::kStr) && absl::SimpleAtoi(v.as_str(), &i)) return Value::Int(i);
     return PyError("ValueError", "invalid literal for int(): " + PyRepr(v));
@@ -339,7 +346,8 @@ std::shared_ptr<Namespace> MakeBuiltins() {
       double scale = std::pow(10.0, static_cast<double>(a.args[1].as_int()));
       return Value::Float(std::nearbyint(v.as_float() * scale) / scale);
     }
-    return Value::Int(static_cast<int64_t>(std::nearbyint(v.as_float())));  // half to even
+    if (v.is_int_like()) return Value::Int(v.as_int());
+    return IntOfFloat(std::nearbyint(v.as_float()));  // half to even
   }));
   b->Set("repr", Fn("repr", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
     RETURN_IF_ERROR(Count(a, 1, 1, "repr"));

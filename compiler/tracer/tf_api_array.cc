@@ -198,11 +198,12 @@ StatusOr<Value> Pad(Interpreter& in, CallArgs& call) {
     }
     attrs["constant_values"] = cv.as_str();
   } else {
-    ASSIGN_OR_RETURN(double v, StaticNumber(cv, "pad() constant_values"));
     if (IsFloating(DTypeOf(xr))) {
+      ASSIGN_OR_RETURN(double v, StaticNumber(cv, "pad() constant_values"));
       attrs["constant_values"] = static_cast<float>(v);
     } else {
-      attrs["constant_values"] = static_cast<int64_t>(v);
+      ASSIGN_OR_RETURN(int64_t v, StaticInteger(cv, "pad() constant_values"));
+      attrs["constant_values"] = v;
     }
   }
   return t->Op("Pad", {xr}, std::move(attrs), "Pad");
@@ -214,12 +215,16 @@ StatusOr<AttrValue> NumberAttrValue(const Value& v, const char* what, DType* dty
     if (*dtype == DType::kInvalid) *dtype = DType::kBool;
     return AttrValue(int64_t{v.as_bool()});
   }
-  ASSIGN_OR_RETURN(double d, StaticNumber(v, std::string("one_hot() ") + what));
+  const std::string name = std::string("one_hot() ") + what;
   if (*dtype == DType::kInvalid) {
     *dtype = v.is(K::kTensor) ? v.as_tensor()->dtype : (v.is(K::kFloat) ? DType::kFloat32 : DType::kInt32);
   }
-  if (v.is(K::kFloat) || (v.is(K::kTensor) && IsFloating(v.as_tensor()->dtype))) return AttrValue(static_cast<float>(d));
-  return AttrValue(static_cast<int64_t>(d));
+  if (v.is(K::kFloat) || (v.is(K::kTensor) && IsFloating(v.as_tensor()->dtype))) {
+    ASSIGN_OR_RETURN(double d, StaticNumber(v, name));
+    return AttrValue(static_cast<float>(d));
+  }
+  ASSIGN_OR_RETURN(int64_t i, StaticInteger(v, name));
+  return AttrValue(i);
 }
 
 StatusOr<Value> OneHot(Interpreter& in, CallArgs& call) {

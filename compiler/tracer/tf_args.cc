@@ -5,6 +5,7 @@
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tf_objects.h"
+#include "core/float_to_int.h"
 #include "core/ops/strided_slice.h"
 
 namespace graphd::compiler::tracer {
@@ -79,6 +80,24 @@ bool Elements(const Tensor& t, std::vector<double>& out) {
   return true;
 }
 
+// The elements of a known integer (or bool) tensor, exactly; false for other dtypes.
+bool IntElements(const Tensor& t, IntList& out) {
+  for (int64_t i = 0; i < t.num_elements(); ++i) {
+    switch (t.dtype()) {
+      case DType::kInt32: out.push_back(t.data<int32_t>()[i]); break;
+      case DType::kInt64: out.push_back(t.data<int64_t>()[i]); break;
+      case DType::kInt16: out.push_back(t.data<int16_t>()[i]); break;
+      case DType::kInt8: out.push_back(t.data<int8_t>()[i]); break;
+      case DType::kUInt8: out.push_back(t.data<uint8_t>()[i]); break;
+      case DType::kUInt16: out.push_back(t.data<uint16_t>()[i]); break;
+      case DType::kUInt32: out.push_back(t.data<uint32_t>()[i]); break;
+      case DType::kBool: out.push_back(t.data<bool>()[i] ? 1 : 0); break;
+      default: return false;
+    }
+  }
+  return true;
+}
+
 Status CollectInts(const Value& v, const std::string& what, IntList& out) {
   if (v.is_int_like()) {
     out.push_back(v.as_int());
@@ -92,11 +111,7 @@ Status CollectInts(const Value& v, const std::string& what, IntList& out) {
   }
   if (v.is(K::kTensor)) {
     std::optional<Tensor> known = KnownValue(*v.as_tensor());
-    std::vector<double> values;
-    if (known && IsInteger(known->dtype()) && Elements(*known, values)) {
-      for (double d : values) out.push_back(static_cast<int64_t>(d));
-      return absl::OkStatus();
-    }
+    if (known && IsInteger(known->dtype()) && IntElements(*known, out)) return absl::OkStatus();
     return PyError("TypeError", what + " must be known when the function is traced (a Python int or list of "
                                        "ints, or a constant integer tensor), got " + PyRepr(v));
   }
@@ -204,6 +219,21 @@ StatusOr<double> StaticNumber(const Value& v, const std::string& what) {
     if (known && known->num_elements() == 1 && Elements(*known, values)) return values[0];
   }
   return PyError("TypeError", what + " must be a number known when the function is traced, got " + PyRepr(v));
+}
+
+StatusOr<int64_t> StaticInteger(const Value& v, const std::string& what) {
+  if (v.is_int_like()) return v.as_int();
+  if (v.is(K::kTensor)) {
+    std::optional<Tensor> known = KnownValue(*v.as_tensor());
+    IntList ints;
+    if (known && known->num_elements() == 1 && IntElements(*known, ints)) return ints[0];
+  }
+  ASSIGN_OR_RETURN(double d, StaticNumber(v, what));
+  std::optional<int64_t> i = TruncateInRange<int64_t>(d);
+  if (!i || static_cast<double>(*i) != d) {
+    return PyError("TypeError", what + " " + PyRepr(v) + " is not an integer (the tensor's dtype is an integer type)");
+  }
+  return *i;
 }
 
 DType DTypeOf(const OutputRef& r) { return r.node->output(r.index).dtype; }

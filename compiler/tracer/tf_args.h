@@ -58,6 +58,9 @@ StatusOr<IntList> StaticInts(const Value& v, const std::string& what);
 StatusOr<int64_t> StaticInt(const Value& v, const std::string& what);
 // A Python number, or a scalar tensor whose value is known at trace time.
 StatusOr<double> StaticNumber(const Value& v, const std::string& what);
+// An integer known when the function is traced: a Python int or bool, an integer tensor
+// of one element, or an integral float in int64's range (else TypeError naming `what`).
+StatusOr<int64_t> StaticInteger(const Value& v, const std::string& what);
 
 // The dtype and shape of a node output.
 DType DTypeOf(const OutputRef& r);

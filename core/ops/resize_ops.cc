@@ -12,6 +12,8 @@
 //   floor, ceil), linear (separable, 2 taps per axis) or cubic (4 taps of Keys' kernel
 //   with coefficient cubic_coeff_a; exclude_outside drops taps outside the input and
 //   renormalises). nearest takes any number dtype; linear and cubic floats.
+#include <cmath>
+
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/op_util.h"
@@ -47,7 +49,10 @@ Status InferResize(InferenceContext& c) {
     return c.Error(absl::StrCat("scales must have ", rank, " entries"));
   }
   for (float s : scales) {
-    if (!(s > 0)) return c.Error(absl::StrCat("scales must be > 0, got ", s));
+    if (!(s > 0) || !std::isfinite(s)) return c.Error(absl::StrCat("scales must be finite and > 0, got ", s));
+  }
+  for (float v : roi) {
+    if (!std::isfinite(v)) return c.Error(absl::StrCat("roi must be finite, got ", v));
   }
   if (ctm == "tf_crop_and_resize" && roi.size() != 2 * rank) {
     return c.Error(absl::StrCat("tf_crop_and_resize needs roi with ", 2 * rank, " entries"));

@@ -98,20 +98,49 @@ struct RoiParams {
   bool half_pixel;
 };
 
-// The average (or maximum, of the corner values times their weights) of the bilinear
-// samples of `plane` [h, w] for each of the oh*ow cells of one region.
-template <typename T>
-void RoiCells(const T* plane, int64_t h, int64_t w, const double* roi, const RoiParams& p, T* out) {
+// One region's bins in pixel space and its sampling grid per bin.
+struct Region {
+  double x0, y0, bin_h, bin_w;
+  int64_t gh, gw;
+};
+
+// Samples per bin beyond which a region is refused: an adaptive grid (sampling_ratio 0)
+// takes about one sample per pixel of the bin, so this is a bin of 256 x 256 pixels;
+// regions far larger than the image (or than any output grid needs) would otherwise
+// cost up to 1e18 samples.
+constexpr double kMaxSamplesPerBin = 65536;
+
+StatusOr<Region> MakeRegion(const double roi[4], const RoiParams& p, int64_t index) {
   const double offset = p.half_pixel ? 0.5 : 0;
   const double x0 = roi[0] * p.scale - offset, y0 = roi[1] * p.scale - offset;
   double rw = roi[2] * p.scale - offset - x0, rh = roi[3] * p.scale - offset - y0;
+  if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(rw) || !std::isfinite(rh)) {
+    return errors::InvalidArgument(absl::StrCat("rois[", index, "] scaled by spatial_scale ", p.scale,
+                                                " is not finite"));
+  }
   if (!p.half_pixel) {
     rw = std::max(rw, 1.0);
     rh = std::max(rh, 1.0);
   }
   const double bin_h = rh / p.oh, bin_w = rw / p.ow;
-  const int64_t gh = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(rh / p.oh));
-  const int64_t gw = p.sampling_ratio > 0 ? p.sampling_ratio : static_cast<int64_t>(std::ceil(rw / p.ow));
+  const double gh = p.sampling_ratio > 0 ? static_cast<double>(p.sampling_ratio) : std::ceil(bin_h);
+  const double gw = p.sampling_ratio > 0 ? static_cast<double>(p.sampling_ratio) : std::ceil(bin_w);
+  if (gh * gw > kMaxSamplesPerBin) {
+    return errors::InvalidArgument(absl::StrCat("rois[", index, "] needs ", gh, " x ", gw,
+                                                " samples per output cell (at most ", kMaxSamplesPerBin,
+                                                "); the region is far larger than the output grid"));
+  }
+  // Negative extents (a reversed box) sample nothing, as ceil of a negative bin does.
+  return Region{x0, y0, bin_h, bin_w, static_cast<int64_t>(std::max(gh, 0.0)),
+                static_cast<int64_t>(std::max(gw, 0.0))};
+}
+
+// The average (or maximum, of the corner values times their weights) of the bilinear
+// samples of `plane` [h, w] for each of the oh*ow cells of one region.
+template <typename T>
+void RoiCells(const T* plane, int64_t h, int64_t w, const Region& g, const RoiParams& p, T* out) {
+  const double x0 = g.x0, y0 = g.y0, bin_h = g.bin_h, bin_w = g.bin_w;
+  const int64_t gh = g.gh, gw = g.gw;
   const double count = std::max<int64_t>(gh * gw, 1);
   for (int64_t ph = 0; ph < p.oh; ++ph) {
     for (int64_t pw = 0; pw < p.ow; ++pw) {
@@ -168,8 +197,11 @@ Status RoiAlign(KernelContext& ctx, const RoiParams& p) {
     }
     const double roi[4] = {double(rois.data<T>()[i * 4]), double(rois.data<T>()[i * 4 + 1]),
                            double(rois.data<T>()[i * 4 + 2]), double(rois.data<T>()[i * 4 + 3])};
+    StatusOr<Region> region_or = MakeRegion(roi, p, i);
+    if (!region_or.ok()) return ctx.Error(std::string(region_or.status().message()));
+    const Region& region = *region_or;
     for (int64_t c = 0; c < ch; ++c) {
-      RoiCells(x.data<T>() + (b * ch + c) * h * w, h, w, roi, p,
+      RoiCells(x.data<T>() + (b * ch + c) * h * w, h, w, region, p,
                out->data<T>() + (i * ch + c) * p.oh * p.ow);
     }
   }

@@ -4,6 +4,7 @@
 // nearest (round half to even), bilinear or bicubic (A = -0.75) interpolation.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <string>
 
 #include "executor/cpu/kernels.h"
@@ -21,23 +22,18 @@ struct Sampler {
   bool align_corners;
 };
 
-// `v` folded back into [lo, hi] by reflection at both ends.
+// `v` (finite) folded back into [lo, hi] by reflection at both ends.
 double Reflect(double v, double lo, double hi) {
   const double range = hi - lo;
   if (range <= 0) return lo;
-  if (v < lo) {
-    const double d = lo - v;
-    const int64_t k = static_cast<int64_t>(d / range);
-    const double r = d - static_cast<double>(k) * range;
-    return k % 2 == 0 ? lo + r : hi - r;
-  }
-  if (v > hi) {
-    const double d = v - hi;
-    const int64_t k = static_cast<int64_t>(d / range);
-    const double r = d - static_cast<double>(k) * range;
-    return k % 2 == 0 ? hi - r : lo + r;
-  }
-  return v;
+  if (v >= lo && v <= hi) return v;
+  // d past the crossed edge; every 2*range the reflection repeats (fmod is exact, and
+  // no count of reflections is formed, which could pass int64's range).
+  const double m = std::fmod(v < lo ? lo - v : v - hi, 2 * range);
+  const bool even = m < range;  // an even number of whole reflections
+  const double r = even ? m : m - range;
+  if (v < lo) return even ? lo + r : hi - r;
+  return even ? hi - r : lo + r;
 }
 
 // Cubic convolution weights for the 4 taps around a point at fraction t in [0, 1).
@@ -88,13 +84,22 @@ class Plane {
       x = std::nearbyint(x);
       y = std::nearbyint(y);
     }
+    // A NaN coordinate samples NaN; so does an infinite one under reflection.
+    if (std::isnan(x) || std::isnan(y)) return std::numeric_limits<double>::quiet_NaN();
     if (x < lo_x_ || x > hi_x_ || y < lo_y_ || y > hi_y_) {
       if (s_.padding == Padding::kBorder) {
         x = std::clamp(x, 0.0, static_cast<double>(w_ - 1));
         y = std::clamp(y, 0.0, static_cast<double>(h_ - 1));
       } else if (s_.padding == Padding::kReflection) {
+        if (std::isinf(x) || std::isinf(y)) return std::numeric_limits<double>::quiet_NaN();
         x = Reflect(x, lo_x_, hi_x_);
         y = Reflect(y, lo_y_, hi_y_);
+      } else {
+        // Zeros: every tap (cubic reaches 2 pixels out) of a point 4 pixels outside is
+        // outside too, so farther points (up to infinity) move there, keeping the pixel
+        // indices below in int64's range.
+        x = std::clamp(x, lo_x_ - 4, hi_x_ + 4);
+        y = std::clamp(y, lo_y_ - 4, hi_y_ + 4);
       }
     }
     if (s_.mode == Mode::kNearest) return At(static_cast<int64_t>(y), static_cast<int64_t>(x));

@@ -256,10 +256,9 @@ Status OneHotFn(KernelContext& ctx) {
   const int64_t prefix = Product(dims, 0, axis), suffix = Product(dims, axis, rank);
   dims.insert(dims.begin() + axis, depth);
   ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(dims)));
-  const double on = NumberAttrOr(node, "on_value", 1), off = NumberAttrOr(node, "off_value", 0);
   return DispatchNumeric(out->dtype(), [&]<typename T>() -> Status {
     T* po = out->data<T>();
-    const T on_v = static_cast<T>(on), off_v = static_cast<T>(off);
+    const T on_v = NumberAttrAs<T>(node, "on_value", 1), off_v = NumberAttrAs<T>(node, "off_value", 0);
     std::fill(po, po + out->num_elements(), off_v);
     for (int64_t p = 0; p < prefix; ++p) {
       for (int64_t s = 0; s < suffix; ++s) {

@@ -195,9 +195,9 @@ Status PadFn(KernelContext& ctx) {
       std::fill(out->data<std::string>(), out->data<std::string>() + out->num_elements(),
                 AttrOr<std::string>(node, "constant_values", ""));
     } else {
-      const double v = NumberAttrOr(node, "constant_values", 0);
       RETURN_IF_ERROR(DispatchNumeric(x.dtype(), [&]<typename T>() -> Status {
-        std::fill(out->data<T>(), out->data<T>() + out->num_elements(), static_cast<T>(v));
+        std::fill(out->data<T>(), out->data<T>() + out->num_elements(),
+                  NumberAttrAs<T>(node, "constant_values", 0));
         return absl::OkStatus();
       }));
     }

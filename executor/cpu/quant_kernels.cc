@@ -52,6 +52,7 @@ template <typename Q>
 Q Saturate(float v) {
   constexpr float lo = static_cast<float>(std::numeric_limits<Q>::min());
   constexpr float hi = static_cast<float>(std::numeric_limits<Q>::max());
+  if (std::isnan(v)) return Q{0};  // (std::clamp passes NaN through)
   return static_cast<Q>(std::clamp(v, lo, hi));
 }
 
@@ -122,7 +123,9 @@ Status DynamicQuantizeFn(KernelContext& ctx) {
   const int64_t n = x.num_elements();
   float lo = 0, hi = 0;
   for (int64_t i = 0; i < n; ++i) {
-    if (std::isnan(px[i])) return ctx.Error("x holds NaN; no quantisation range exists");
+    if (!std::isfinite(px[i])) {
+      return ctx.Error(absl::StrCat("x holds ", px[i], "; no quantisation range exists"));
+    }
     lo = std::min(lo, px[i]);
     hi = std::max(hi, px[i]);
   }

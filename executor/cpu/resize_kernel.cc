@@ -66,13 +66,17 @@ AxisTaps MakeTaps(const ResizeAttrs& a, int axis, int64_t in, int64_t out) {
   t.outside.assign(out, false);
   const double scale = a.scales.empty() ? static_cast<double>(out) / static_cast<double>(in) : a.scales[axis];
   for (int64_t o = 0; o < out; ++o) {
-    const double x = InputCoordinate(a, axis, o, in, scale);
+    double x = InputCoordinate(a, axis, o, in, scale);
     std::vector<Tap>& taps = t.taps[o];
     if (a.ctm == "tf_crop_and_resize" && (x < 0 || x > in - 1)) {
       t.outside[o] = true;
       t.identity = false;
       continue;
     }
+    // Points more than 4 pixels outside read only edge pixels (or nothing, with
+    // exclude_outside), as points 4 pixels out do: farther ones (a tiny scale, a wide
+    // roi) move there, keeping the tap indices in int64's range.
+    x = std::isnan(x) ? -4.0 : std::clamp(x, -4.0, static_cast<double>(in) + 4);
     const double fl = std::floor(x);
     const double r = x - fl;
     const int64_t i0 = static_cast<int64_t>(fl);
@@ -125,14 +129,14 @@ void ResizeAxis(const AxisTaps& t, const std::vector<int64_t>& dims, int axis, c
       T* row = d + o * inner;
       const std::vector<Tap>& taps = t.taps[o];
       if (t.outside[o]) {
-        std::fill(row, row + inner, static_cast<T>(extrapolation));
+        std::fill(row, row + inner, FromDouble<T>(extrapolation));
       } else if (taps.size() == 1 && taps[0].weight == 1) {
         std::copy(s + taps[0].index * inner, s + (taps[0].index + 1) * inner, row);
       } else {
         for (int64_t j = 0; j < inner; ++j) {
           double acc = 0;
           for (const Tap& tap : taps) acc += tap.weight * static_cast<double>(s[tap.index * inner + j]);
-          row[j] = static_cast<T>(acc);
+          row[j] = FromDouble<T>(acc);
         }
       }
     }

@@ -3,8 +3,10 @@
 // else the direct sum over a table of the length's twiddle factors.
 #include <cmath>
 #include <numbers>
+#include <optional>
 #include <vector>
 
+#include "core/float_to_int.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
 
@@ -226,8 +228,9 @@ Status MelFn(KernelContext& ctx) {
   std::vector<int64_t> point(mels + 2);
   for (int64_t i = 0; i < mels + 2; ++i) {
     const double hz = 700.0 * (std::pow(10.0, (static_cast<double>(i) * step + lo) / 2595.0) - 1.0);
-    point[i] = static_cast<int64_t>(std::floor(static_cast<double>(dft + 1) * hz /
-                                               static_cast<double>(rate)));
+    const std::optional<int64_t> bin =
+        TruncateInRange<int64_t>(std::floor(static_cast<double>(dft + 1) * hz / static_cast<double>(rate)));
+    point[i] = bin.value_or(-1);  // NaN (an infinite upper edge) or past int64: refused below
     if (point[i] < 0 || point[i] >= bins) {
       return ctx.Error(absl::StrCat("upper_edge_hertz ", upper, " maps past the last of the ", bins,
                                     " DFT bins (sample_rate ", rate, ")"));

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/import/onnx/tensor_proto.h"
+#include "core/float_to_int.h"
 #include "core/half.h"
 
 namespace graphd::compiler::onnx_import {
@@ -216,14 +217,14 @@ StatusOr<OutputRef> NodeContext::Scalar(DType dtype, double value) {
   switch (dtype) {
     case DType::kFloat32: t = Tensor::Scalar<float>(static_cast<float>(value)); break;
     case DType::kFloat64: t = Tensor::Scalar<double>(value); break;
-    case DType::kInt32: t = Tensor::Scalar<int32_t>(static_cast<int32_t>(value)); break;
-    case DType::kInt64: t = Tensor::Scalar<int64_t>(static_cast<int64_t>(value)); break;
-    case DType::kInt8: t = Tensor::Scalar<int8_t>(static_cast<int8_t>(value)); break;
-    case DType::kInt16: t = Tensor::Scalar<int16_t>(static_cast<int16_t>(value)); break;
-    case DType::kUInt8: t = Tensor::Scalar<uint8_t>(static_cast<uint8_t>(value)); break;
-    case DType::kUInt16: t = Tensor::Scalar<uint16_t>(static_cast<uint16_t>(value)); break;
-    case DType::kUInt32: t = Tensor::Scalar<uint32_t>(static_cast<uint32_t>(value)); break;
-    case DType::kUInt64: t = Tensor::Scalar<uint64_t>(static_cast<uint64_t>(value)); break;
+    case DType::kInt32: t = Tensor::Scalar<int32_t>(TruncateToInt<int32_t>(value)); break;
+    case DType::kInt64: t = Tensor::Scalar<int64_t>(TruncateToInt<int64_t>(value)); break;
+    case DType::kInt8: t = Tensor::Scalar<int8_t>(TruncateToInt<int8_t>(value)); break;
+    case DType::kInt16: t = Tensor::Scalar<int16_t>(TruncateToInt<int16_t>(value)); break;
+    case DType::kUInt8: t = Tensor::Scalar<uint8_t>(TruncateToInt<uint8_t>(value)); break;
+    case DType::kUInt16: t = Tensor::Scalar<uint16_t>(TruncateToInt<uint16_t>(value)); break;
+    case DType::kUInt32: t = Tensor::Scalar<uint32_t>(TruncateToInt<uint32_t>(value)); break;
+    case DType::kUInt64: t = Tensor::Scalar<uint64_t>(TruncateToInt<uint64_t>(value)); break;
     case DType::kFloat16: t = Tensor::Scalar<Float16>(Float16(value)); break;
     case DType::kBFloat16: t = Tensor::Scalar<BFloat16>(BFloat16(value)); break;
     default:

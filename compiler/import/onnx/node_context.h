@@ -129,7 +129,8 @@ class NodeContext {
                           int output = 0);
   StatusOr<const Node*> AddMulti(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs = {});
   StatusOr<OutputRef> Const(Tensor value);
-  // A scalar constant of `dtype` (a numeric type) holding `value`.
+  // A scalar constant of `dtype` (a numeric type) holding `value` (to an integer dtype
+  // converted as Cast converts a double: NaN and out-of-range values are defined).
   StatusOr<OutputRef> Scalar(DType dtype, double value);
 
   // Unimplemented: "ONNX op 'X' (opset N) is not supported: <why> (node 'n')".

@@ -1,9 +1,12 @@
 // ONNX ops that make or mask tensors by shape: ConstantOfShape, Trilu, OneHot (Range
 // maps directly: ops_elementwise.cc).
+#include <optional>
+
 #include "absl/strings/str_cat.h"
 #include "compiler/import/onnx/build_util.h"
 #include "compiler/import/onnx/op_table.h"
 #include "compiler/import/onnx/tensor_proto.h"
+#include "core/float_to_int.h"
 
 namespace graphd::compiler::onnx_import {
 namespace {
@@ -42,17 +45,21 @@ Status OneHot(NodeContext& n) {
   ASSIGN_OR_RETURN(Tensor depth_t, n.ConstInput(1, "depth"));
   auto depth = DoubleValues(depth_t);
   if (!depth.ok() || depth->size() != 1) return n.Invalid("depth must be a scalar");
+  // Exact up to 2^53 (a depth beyond could never be allocated anyway).
+  std::optional<int64_t> d = TruncateInRange<int64_t>((*depth)[0]);
+  if (!d || *d < 0 || *d > (int64_t{1} << 53)) {
+    return n.Invalid(absl::StrCat("depth ", (*depth)[0], " is not a size (finite, >= 0, at most 2^53)"));
+  }
   ASSIGN_OR_RETURN(Tensor values, n.ConstInput(2, "values"));
-  auto v = DoubleValues(values);
-  if (!v.ok() || v->size() != 2) return n.Invalid("values must hold [off_value, on_value]");
+  auto off = NumberAttrValue(values, 0), on = NumberAttrValue(values, 1);
+  if (!off.ok() || !on.ok() || values.num_elements() != 2) return n.Invalid("values must hold [off_value, on_value]");
   DType it = TypeOf(idx).dtype;
   if (it != DType::kInt32 && it != DType::kInt64) {
     ASSIGN_OR_RETURN(idx, n.Add("Cast", {idx}, {{"DstT", DType::kInt64}}));
     it = DType::kInt64;
   }
-  int64_t d = static_cast<int64_t>((*depth)[0]);
   ASSIGN_OR_RETURN(OutputRef zero, n.Scalar(it, 0));
-  ASSIGN_OR_RETURN(OutputRef size, n.Scalar(it, static_cast<double>(d)));
+  ASSIGN_OR_RETURN(OutputRef size, n.Scalar(it, static_cast<double>(*d)));
   ASSIGN_OR_RETURN(OutputRef neg, n.Add("Less", {idx, zero}));
   ASSIGN_OR_RETURN(OutputRef wrapped, n.Add("Add", {idx, size}));
   ASSIGN_OR_RETURN(idx, n.Add("SelectV2", {neg, wrapped, idx}));
@@ -61,10 +68,10 @@ Status OneHot(NodeContext& n) {
     ASSIGN_OR_RETURN(int rank, KnownRank(n, idx, "the indices"));
     axis += rank + 1;
   }
-  ASSIGN_OR_RETURN(OutputRef y, n.Add("OneHot", {idx}, {{"depth", d}, {"axis", axis},
+  ASSIGN_OR_RETURN(OutputRef y, n.Add("OneHot", {idx}, {{"depth", *d}, {"axis", axis},
                                                         {"dtype", values.dtype()},
-                                                        {"off_value", static_cast<float>((*v)[0])},
-                                                        {"on_value", static_cast<float>((*v)[1])}}));
+                                                        {"off_value", *off},
+                                                        {"on_value", *on}}));
   return n.SetOutput(0, y);
 }
 

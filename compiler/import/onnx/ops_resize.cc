@@ -3,11 +3,13 @@
 // inputs feeding them are specialised on their values), as must the input's shape:
 // the output shape is fixed at import.
 #include <cmath>
+#include <optional>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/import/onnx/build_util.h"
 #include "compiler/import/onnx/op_table.h"
 #include "compiler/import/onnx/tensor_proto.h"
+#include "core/float_to_int.h"
 
 namespace graphd::compiler::onnx_import {
 namespace {
@@ -36,8 +38,10 @@ Status Build(NodeContext& n, OutputRef x, std::vector<double> scales, std::vecto
   } else {
     if (scales.size() != rank) return n.Invalid(absl::StrCat("scales must have ", rank, " values"));
     for (size_t i = 0; i < rank; ++i) {
-      if (!(scales[i] > 0)) return n.Invalid("scales must be > 0");
-      sizes.push_back(static_cast<int64_t>(std::floor(static_cast<double>(s.dim(i)) * scales[i])));
+      if (!(scales[i] > 0) || !std::isfinite(scales[i])) return n.Invalid("scales must be finite and > 0");
+      std::optional<int64_t> size = TruncateInRange<int64_t>(std::floor(static_cast<double>(s.dim(i)) * scales[i]));
+      if (!size) return n.Invalid(absl::StrCat("dimension ", i, " scaled by ", scales[i], " does not fit in int64"));
+      sizes.push_back(*size);
     }
   }
   attrs["sizes"] = IntList(sizes);

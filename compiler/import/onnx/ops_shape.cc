@@ -284,17 +284,17 @@ Status PadOp(NodeContext& n) {
   ASSIGN_OR_RETURN(OutputRef x, n.input(0));
   ASSIGN_OR_RETURN(int rank, KnownRank(n, x, "the input"));
   std::vector<int64_t> pads;
-  double value = 0;
+  AttrValue value = 0.0f;
   if (n.opset() < 11) {
     pads = n.Ints("pads").value_or(std::vector<int64_t>{});
-    value = n.Float("value", 0);
+    value = static_cast<float>(n.Float("value", 0));
   } else {
     ASSIGN_OR_RETURN(pads, n.ConstInts(1, "pads"));
     if (n.has_input(2)) {
       ASSIGN_OR_RETURN(Tensor v, n.ConstInput(2, "constant_value"));
-      auto d = DoubleValues(v);
-      if (!d.ok() || d->size() != 1) return n.Invalid("constant_value must be a numeric scalar");
-      value = (*d)[0];
+      auto a = NumberAttrValue(v, 0);
+      if (!a.ok() || v.num_elements() != 1) return n.Invalid("constant_value must be a numeric scalar");
+      value = *a;
     }
     if (n.has_input(3)) return n.Unsupported("the axes input");
   }
@@ -309,7 +309,7 @@ Status PadOp(NodeContext& n) {
   AttrMap attrs{{"paddings", paddings}};
   if (mode == "constant") {
     attrs["mode"] = std::string("CONSTANT");
-    attrs["constant_values"] = static_cast<float>(value);
+    attrs["constant_values"] = value;
   } else if (mode == "reflect") {
     attrs["mode"] = std::string("REFLECT");
   } else if (mode == "edge") {

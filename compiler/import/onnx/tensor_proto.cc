@@ -146,4 +146,15 @@ StatusOr<std::vector<double>> DoubleValues(const Tensor& t) {
   return out;
 }
 
+StatusOr<AttrValue> NumberAttrValue(const Tensor& t, int64_t i) {
+  if (i < 0 || i >= t.num_elements()) {
+    return errors::InvalidArgument(absl::StrCat("expected at least ", i + 1, " values, got ", t.DebugString()));
+  }
+  if (t.dtype() == DType::kInt64) return AttrValue(t.data<int64_t>()[i]);
+  if (t.dtype() == DType::kUInt64) return AttrValue(static_cast<int64_t>(t.data<uint64_t>()[i]));  // wraps as Cast does
+  ASSIGN_OR_RETURN(std::vector<double> values, DoubleValues(t));
+  if (IsFloating(t.dtype())) return AttrValue(static_cast<float>(values[i]));
+  return AttrValue(static_cast<int64_t>(values[i]));  // exact: at most 32 bits
+}
+
 }  // namespace graphd::compiler::onnx_import

@@ -2,6 +2,7 @@
 #ifndef GRAPHD_COMPILER_IMPORT_ONNX_TENSOR_PROTO_H_
 #define GRAPHD_COMPILER_IMPORT_ONNX_TENSOR_PROTO_H_
 
+#include "core/attr_value.h"
 #include "core/tensor.h"
 #include "onnx/onnx_pb.h"
 
@@ -23,6 +24,9 @@ PartialShape ShapeFromTypeProto(const onnx::TypeProto& type);
 StatusOr<std::vector<int64_t>> IntValues(const Tensor& t);
 // The values of a numeric tensor as double (InvalidArgument for strings).
 StatusOr<std::vector<double>> DoubleValues(const Tensor& t);
+// Element `i` of a numeric tensor as an attribute of its own kind: int64 for integer and
+// bool dtypes (exactly; an int64 never goes through a double), float for floating ones.
+StatusOr<AttrValue> NumberAttrValue(const Tensor& t, int64_t i);
 
 }  // namespace graphd::compiler::onnx_import
 
