@@ -74,8 +74,9 @@ StatusOr<Tensor> Tensor::Allocate(DType dtype, const Shape& shape) {
 
 StatusOr<Tensor> Tensor::FromBuffer(DType dtype, const Shape& shape, std::shared_ptr<Buffer> buffer) {
   ASSIGN_OR_RETURN(Shape checked, Shape::Make(shape.dims()));
-  const size_t need = static_cast<size_t>(checked.num_elements()) * DTypeSize(dtype);
-  if (buffer == nullptr || buffer->bytes() < need || dtype == DType::kInvalid) {
+  size_t need = 0;
+  const bool too_large = __builtin_mul_overflow(static_cast<size_t>(checked.num_elements()), DTypeSize(dtype), &need);
+  if (buffer == nullptr || too_large || buffer->bytes() < need || dtype == DType::kInvalid) {
     return errors::InvalidArgument(absl::StrCat("a buffer of ", buffer ? buffer->bytes() : 0,
                                                 " bytes cannot hold ", DTypeName(dtype),
                                                 checked.ToString()));

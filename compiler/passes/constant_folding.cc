@@ -1,5 +1,7 @@
 #include "compiler/passes/constant_folding.h"
 
+#include <algorithm>
+
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/passes/pass_util.h"
@@ -29,8 +31,10 @@ bool ConstantFolding::Foldable(const Node& node, const std::vector<bool>& contro
   for (int i = 0; i < node.num_outputs(); ++i) {
     const TensorType& t = node.output(i);
     if (!t.shape.known_rank() || !t.shape.fully_defined()) return false;
-    // num_elements cannot overflow: AddNode checked the shape.
-    if (t.shape.num_elements() * static_cast<int64_t>(DTypeSize(t.dtype)) > max_output_bytes_) return false;
+    // num_elements cannot overflow (AddNode checked the shape), but times the element
+    // size it can (2^62 floats): compare by division.
+    const int64_t size = std::max<int64_t>(static_cast<int64_t>(DTypeSize(t.dtype)), 1);
+    if (t.shape.num_elements() > max_output_bytes_ / size) return false;
   }
   return true;
 }

@@ -30,8 +30,10 @@ std::vector<Value> DictChildren(void* p) {
   return out;
 }
 std::vector<Value> InstanceChildren(void* p) {
+  auto* instance = static_cast<InstanceObj*>(p);
   std::vector<Value> out;
-  for (const auto& [name, v] : static_cast<InstanceObj*>(p)->attrs()) out.push_back(v);
+  for (const auto& [name, v] : instance->attrs()) out.push_back(v);
+  out.push_back(Value::Obj(instance->cls()));  // an instance holds its class too
   return out;
 }
 std::vector<Value> ClassChildren(void* p) {

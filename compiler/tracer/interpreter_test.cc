@@ -203,7 +203,7 @@ kept.append([kept, (kept, {'k': kept})])
   ASSERT_TRUE(parsed.ok()) << parsed.status();
   std::weak_ptr<ListObj> a, pair;
   std::weak_ptr<DictObj> d;
-  std::weak_ptr<Object> n;
+  std::weak_ptr<Object> n, node_class;
   Value kept;
   {
     auto module = std::make_shared<ast::Module>(autograph::ConvertModule(*parsed));
@@ -215,12 +215,14 @@ kept.append([kept, (kept, {'k': kept})])
     pair = globals->Find("pair")->as_list();
     d = globals->Find("d")->as_dict();
     n = globals->Find("n")->as_object();
+    node_class = globals->Find("Node")->as_object();  // Node.kind = Node, and n's class
     kept = *globals->Find("kept");
   }
   EXPECT_TRUE(a.expired());
   EXPECT_TRUE(pair.expired());
   EXPECT_TRUE(d.expired());
   EXPECT_TRUE(n.expired());
+  EXPECT_TRUE(node_class.expired());
   ASSERT_TRUE(kept.is(Value::Kind::kList));
   ASSERT_EQ(kept.as_list()->items.size(), 3u);
   EXPECT_TRUE(kept.as_list()->items[1].Is(kept));

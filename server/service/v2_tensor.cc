@@ -38,7 +38,10 @@ Status CheckRawSize(absl::string_view name, const V2Input& in, size_t raw_bytes)
     }
     return absl::OkStatus();
   }
-  const size_t want = static_cast<size_t>(in.elements) * DTypeSize(in.dtype);
+  size_t want = 0;
+  if (__builtin_mul_overflow(static_cast<size_t>(in.elements), DTypeSize(in.dtype), &want)) {
+    return BadInput(name, absl::StrCat(type, in.shape.ToString(), " is more bytes than a size can hold"));
+  }
   if (raw_bytes != want) {
     return BadInput(name, absl::StrCat(type, in.shape.ToString(), " is ", want, " bytes; its raw contents have ",
                                        raw_bytes));

@@ -1,6 +1,10 @@
 #include "server/tenancy/usage.h"
 
+#include <memory>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 
 namespace graphd::server::tenancy {
 
@@ -28,6 +32,23 @@ int64_t Usage::calls(const std::string& tenant) const {
   return it == calls_.end() ? 0 : it->second;
 }
 
+namespace {
+
+// The meters of every Usage (see the header: they live as long as the process), kept
+// reachable from here so that leak checkers see them as live.
+struct Immortal {
+  absl::Mutex mu;
+  std::vector<std::unique_ptr<MemoryAccount>> memory ABSL_GUARDED_BY(mu);
+  std::vector<std::unique_ptr<CompileMeter>> compile ABSL_GUARDED_BY(mu);
+};
+
+Immortal& ImmortalMeters() {
+  static Immortal* const meters = new Immortal;  // never destroyed
+  return *meters;
+}
+
+}  // namespace
+
 Usage::Meters Usage::For(const v1::Tenant& tenant) {
   Meters meters;
   {
@@ -35,9 +56,14 @@ Usage::Meters Usage::For(const v1::Tenant& tenant) {
     auto [it, added] = meters_.try_emplace(tenant.name());
     if (added) {
       // Never deleted (see the header): a handful per tenant name ever configured.
-      it->second.memory = new MemoryAccount(absl::StrCat("the max_memory_bytes quota of tenant '", tenant.name(), "'"),
-                                            0, &RootMemoryAccount());
-      it->second.compile = new CompileMeter(tenant.name());
+      Immortal& all = ImmortalMeters();
+      absl::MutexLock keep(&all.mu);
+      it->second.memory = all.memory
+                              .emplace_back(std::make_unique<MemoryAccount>(
+                                  absl::StrCat("the max_memory_bytes quota of tenant '", tenant.name(), "'"), 0,
+                                  &RootMemoryAccount()))
+                              .get();
+      it->second.compile = all.compile.emplace_back(std::make_unique<CompileMeter>(tenant.name())).get();
     }
     meters = it->second;
   }
