@@ -30,13 +30,15 @@ echo "== C++ tests (ASan+UBSan) =="
 echo "== Python suites against the ASan+UBSan server =="
 # Deselected (tests/sanitizers/python-deselect.txt): assertions on resident memory or
 # on speed, which ASan's shadow memory, quarantine and slowdown make meaningless; they
-# run in make test.
+# run in make test. (--rootdir .: node ids relative to the repository, as the list
+# writes them.)
 deselect=()
 while read -r id; do
   [ -n "$id" ] && [ "${id:0:1}" != "#" ] && deselect+=(--deselect "$id")
 done < "$SUPP/python-deselect.txt"
 GRAPHD_BIN=$BUILD_DIR/bin/graphd PYTHONPATH=clients/python \
-  "$PYTHON" -m pytest -q -p no:cacheprovider clients/python/tests tests/integration tests/robustness \
+  "$PYTHON" -m pytest -q -p no:cacheprovider -c clients/python/pyproject.toml --rootdir . \
+  clients/python/tests tests/integration tests/robustness \
   --ignore=tests/integration/test_gpu_bench.py --ignore=tests/integration/test_device_bundle.py \
   "${deselect[@]}" || status=1
 
