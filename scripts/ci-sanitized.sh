@@ -5,7 +5,7 @@
 #
 #   ci-sanitized.sh      (GRAPHD_CI_START: when CI began, seconds since the epoch;
 #                         GRAPHD_CI_LIMIT_S: CI's limit, default 5400;
-#                         GRAPHD_CI_MARGIN_S: kept free at the end, default 300)
+#                         GRAPHD_CI_MARGIN_S: kept free at the end, default 600)
 #
 # Any test failure, sanitizer report or fuzzer finding fails CI. The stage fits in CI's
 # 90 minutes only with a warm ccache (a cold instrumented build takes about 65 minutes
@@ -16,7 +16,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 start=${GRAPHD_CI_START:-$(date +%s)}
 limit=${GRAPHD_CI_LIMIT_S:-5400}
-margin=${GRAPHD_CI_MARGIN_S:-300}
+margin=${GRAPHD_CI_MARGIN_S:-600}
 left() { echo $(( start + limit - margin - $(date +%s) )); }
 
 # Runs "$@" within the time left; 0 on success, 124 when the time ran out.

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "core/utf8.h"
 
 namespace graphd::server {
 
@@ -41,6 +42,9 @@ size_t CharBoundary(absl::string_view text, size_t at) {
 }  // namespace
 
 std::string Elide(absl::string_view text, size_t max) {
+  // Messages quote what clients sent (string tensors are bytes): the detail's fields
+  // are proto3 strings, which a client cannot parse unless they are UTF-8.
+  if (!IsValidUtf8(text)) return Elide(ToValidUtf8(text), max);
   if (text.size() <= max) return std::string(text);
   const std::string marker = absl::StrCat(" ... [", text.size(), " bytes in all, the middle elided] ... ");
   const size_t keep = max > marker.size() + 16 ? max - marker.size() : 16;

@@ -22,7 +22,8 @@ inline constexpr size_t kMaxErrorMessageBytes = 1024;
 inline constexpr int kMaxErrorLocations = 8;
 v1::ErrorDetail ErrorDetailOf(const Status& status);
 // `text` when at most `max` bytes, else its head and tail around
-// " ... [N bytes elided] ... ", cut at UTF-8 character boundaries.
+// " ... [N bytes elided] ... ", cut at UTF-8 character boundaries; bytes that are not
+// well-formed UTF-8 become U+FFFD (a proto3 string must be UTF-8).
 std::string Elide(absl::string_view text, size_t max);
 // Maps `status`; when not OK and `context` is given, attaches the detail to it.
 grpc::Status ToGrpcStatus(const Status& status, grpc::ServerContextBase* context);

@@ -11,6 +11,7 @@
 #include "compiler/import/onnx/node_context.h"
 #include "compiler/import/onnx/op_table.h"
 #include "compiler/import/onnx/tensor_proto.h"
+#include "compiler/import/onnx/utf8_check.h"
 #include "onnx/checker.h"
 #include "onnx/onnx_pb.h"
 
@@ -115,6 +116,7 @@ StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view mode
     return errors::InvalidArgument("not an ONNX model: the bytes do not parse as an onnx.ModelProto");
   }
   if (!model.has_graph()) return errors::InvalidArgument("not an ONNX model: it has no graph");
+  RETURN_IF_ERROR(CheckUtf8Strings(model));
   // Before the checker, which would look for external files next to the model.
   RETURN_IF_ERROR(CheckNoExternalData(model.graph()));
   // Opsets are checked before the checker, which rejects opsets newer than its own.
