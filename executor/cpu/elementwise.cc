@@ -9,6 +9,7 @@
 #include "executor/cpu/cast.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 
@@ -61,8 +62,8 @@ template <typename T>
 inline T IntPow(T base, T exp) {
   T result = 1;
   while (exp > 0) {
-    if (exp & 1) result = static_cast<T>(result * base);
-    base = static_cast<T>(base * base);
+    if (exp & 1) result = WrapMul(result, base);
+    base = WrapMul(base, base);
     exp >>= 1;
   }
   return result;
@@ -106,9 +107,9 @@ Status Loop(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out,
   }
   auto run = [&](auto fn) { return BroadcastApply<T, T, T>(a, b, out, fn, token); };
   switch (op) {
-    case BinaryOp::kAdd: return run([](T x, T y) { return static_cast<T>(x + y); });
-    case BinaryOp::kSub: return run([](T x, T y) { return static_cast<T>(x - y); });
-    case BinaryOp::kMul: return run([](T x, T y) { return static_cast<T>(x * y); });
+    case BinaryOp::kAdd: return run([](T x, T y) { return WrapAdd(x, y); });
+    case BinaryOp::kSub: return run([](T x, T y) { return WrapSub(x, y); });
+    case BinaryOp::kMul: return run([](T x, T y) { return WrapMul(x, y); });
     case BinaryOp::kDiv: return run([](T x, T y) { return static_cast<T>(x / y); });
     case BinaryOp::kMax: return run([](T x, T y) { return std::max(x, y); });
     case BinaryOp::kMin: return run([](T x, T y) { return std::min(x, y); });

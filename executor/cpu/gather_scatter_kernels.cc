@@ -11,6 +11,7 @@
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -123,9 +124,9 @@ template <typename T>
 void Combine(Reduce reduce, T& dst, const T& src) {
   if constexpr (std::is_arithmetic_v<T> && !std::is_same_v<T, bool>) {
     switch (reduce) {
-      case Reduce::kAdd: dst = static_cast<T>(dst + src); return;
-      case Reduce::kSub: dst = static_cast<T>(dst - src); return;
-      case Reduce::kMul: dst = static_cast<T>(dst * src); return;
+      case Reduce::kAdd: dst = WrapAdd(dst, src); return;
+      case Reduce::kSub: dst = WrapSub(dst, src); return;
+      case Reduce::kMul: dst = WrapMul(dst, src); return;
       case Reduce::kMax: dst = std::max(dst, src); return;
       case Reduce::kMin: dst = std::min(dst, src); return;
       case Reduce::kNone: break;

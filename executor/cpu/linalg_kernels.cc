@@ -12,6 +12,7 @@
 #include "executor/cpu/gemm.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -140,8 +141,8 @@ Status EinsumFn(KernelContext& ctx, const std::string& equation) {
         T acc{};
         for (int64_t si = 0; si < summed; ++si) {
           T prod = T(1);
-          for (int i = 0; i < count; ++i) prod = static_cast<T>(prod * data[i][offset[i]]);
-          acc = static_cast<T>(acc + prod);
+          for (int i = 0; i < count; ++i) prod = WrapMul(prod, data[i][offset[i]]);
+          acc = WrapAdd(acc, prod);
           // Odometer step over all labels, innermost last; offsets follow.
           for (int j = static_cast<int>(order.size()) - 1; j >= 0; --j) {
             const int l = order[j];

@@ -22,6 +22,7 @@
 #include "executor/cpu/matmul_helper.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/packed_weights.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -106,7 +107,11 @@ class MatMulKernel : public OpKernel {
           for (int64_t p = 0; p < k; ++p) {
             T x = o_.ta ? pa[p * m + i] : pa[i * k + p];
             T y = o_.tb ? pb[j * k + p] : pb[p * n + j];
-            acc = static_cast<T>(acc + x * y);
+            if constexpr (std::is_integral_v<T>) {
+              acc = WrapAdd(acc, WrapMul(x, y));  // integer MatMul wraps as TensorFlow's
+            } else {
+              acc = static_cast<T>(acc + x * y);
+            }
           }
           if constexpr (std::is_floating_point_v<T>) {
             if (pbias != nullptr) acc += pbias[j];

@@ -8,6 +8,7 @@
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -87,7 +88,7 @@ class ReductionKernel : public OpKernel {
           }
         case Reduce::kAny: return (a != 0) || (v != 0);
         case Reduce::kAll: return (a != 0) && (v != 0);
-        default: return a + v;
+        default: return WrapAdd(a, v);
       }
     };
     std::vector<Acc> acc(n_out, identity);

@@ -6,6 +6,7 @@
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -102,8 +103,7 @@ Status CumsumFn(KernelContext& ctx) {
             if (step == 0) {
               row[i] = exclusive ? T(0) : xb[j * inner + i];
             } else {
-              row[i] = static_cast<T>(ob[prev * inner + i] +
-                                      xb[(exclusive ? prev : j) * inner + i]);
+              row[i] = WrapAdd(ob[prev * inner + i], xb[(exclusive ? prev : j) * inner + i]);
             }
           }
         }

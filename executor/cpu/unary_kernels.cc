@@ -13,6 +13,7 @@
 #include "executor/cpu/fast_math.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
+#include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -27,12 +28,11 @@ enum class Unary { kAbs, kNeg, kSign, kSquare, kExp, kLog, kSqrt, kRsqrt, kSin, 
 template <typename T>
 T Apply(Unary op, T x) {
   if constexpr (std::is_integral_v<T>) {
-    using U = std::make_unsigned_t<T>;  // wraps on the lowest value, as TensorFlow does
-    switch (op) {
-      case Unary::kAbs: return x < 0 ? static_cast<T>(U(0) - U(x)) : x;
-      case Unary::kNeg: return static_cast<T>(U(0) - U(x));
+    switch (op) {  // wraps on the lowest value, as TensorFlow does
+      case Unary::kAbs: return x < 0 ? WrapNeg(x) : x;
+      case Unary::kNeg: return WrapNeg(x);
       case Unary::kSign: return static_cast<T>((x > 0) - (x < 0));
-      case Unary::kSquare: return static_cast<T>(U(x) * U(x));
+      case Unary::kSquare: return WrapMul(x, x);
       default: return x;  // not registered for integers
     }
   } else {

@@ -200,3 +200,35 @@ def test_onnx_cast_of_non_finite_floats_on_the_cpu(module_server):
         np.testing.assert_array_equal(cast(np.array([np.nan, np.inf, -np.inf, 3e9, -7.9], np.float32)),
                                       [-2**31, -2**31, -2**31, -2**31, -7])
     assert module_server.alive(), module_server.log()
+
+
+def test_integer_overflow_wraps_as_tensorflow(module_server):
+    # int32/int64 tensor arithmetic past the type's range wraps (two's complement), as
+    # TensorFlow's and numpy's kernels do; it was undefined (the source fuzzer's Collatz
+    # loop overflowed 3 * a + 2, and UBSan stopped the server).
+    with graphd.connect(module_server.target, device="cpu") as c:
+        m = c.load_module(
+            "import tensorflow as tf\n"
+            "@tf.function\n"
+            "def f(a):\n"
+            "    i = tf.constant(0)\n"
+            "    while i < 3:\n"
+            "        a = 3 * a + 2\n"
+            "        i += 1\n"
+            "    return a, -a, tf.reduce_sum(tf.fill([3], a)), tf.math.cumsum(tf.fill([2], a * a))\n"
+            "eager = 3 * tf.constant(1205308187) + 2\n"
+            "@tf.function\n"
+            "def read_eager():\n"
+            "    return eager\n")
+        a = np.array(1205308187, np.int32)
+        with np.errstate(over="ignore"):
+            want = a
+            for _ in range(3):
+                want = np.int32(3) * want + np.int32(2)
+            got = m.f(a)
+            np.testing.assert_array_equal(got[0], want)
+            np.testing.assert_array_equal(got[1], -want)
+            np.testing.assert_array_equal(got[2], np.sum(np.full(3, want, np.int32), dtype=np.int32))
+            np.testing.assert_array_equal(got[3], np.cumsum(np.full(2, want * want, np.int32), dtype=np.int32))
+            np.testing.assert_array_equal(m.read_eager(), np.int32(3) * a + np.int32(2))
+    assert module_server.alive(), module_server.log()
