@@ -69,7 +69,7 @@ fuzz: build-asan
 	bash tests/fuzz/run_fuzzers.sh $(ASAN_BUILD_DIR) $(FUZZ_SECONDS)
 
 fuzz-smoke: build-asan
-	bash tests/fuzz/run_fuzzers.sh $(ASAN_BUILD_DIR) 20
+	bash tests/fuzz/run_fuzzers.sh --seeds-only $(ASAN_BUILD_DIR) 20
 
 # 30 minutes of mixed load against the release server; RSS must stay flat (bench/soak.py).
 SOAK_MINUTES ?= 30

@@ -43,7 +43,7 @@ out_of_time() {
 
 step "instrumented build (make build-asan)" make build-asan
 rc=$?; [ $rc -eq 124 ] && out_of_time "the instrumented build"; [ $rc -ne 0 ] && exit $rc
-step "fuzzer smoke run (make fuzz-smoke)" bash tests/fuzz/run_fuzzers.sh build-asan 20
+step "fuzzer smoke run (make fuzz-smoke)" bash tests/fuzz/run_fuzzers.sh --seeds-only build-asan 20
 rc=$?; [ $rc -eq 124 ] && out_of_time "the fuzzer smoke run"; [ $rc -ne 0 ] && exit $rc
 step "tests under ASan+UBSan (make test-asan)" bash scripts/test-sanitized.sh build-asan
 rc=$?; [ $rc -eq 124 ] && out_of_time "the tests"; exit $rc

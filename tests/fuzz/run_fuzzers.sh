@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the libFuzzer targets of an instrumented build (make fuzz / make fuzz-smoke).
 #
-#   run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]
+#   run_fuzzers.sh [--seeds-only] BUILD_DIR SECONDS [TARGET...]
 #
 # Each target (default: all five) runs SECONDS on one core, two at a time, from its
 # corpus in BUILD_DIR/fuzz/corpus/TARGET (kept between runs, so coverage accumulates)
@@ -11,8 +11,10 @@
 # line per target with its executions; exits 1 when any target failed.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-BUILD_DIR=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
-SECONDS_EACH=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
+SEEDS_ONLY=0
+if [ "${1:-}" = "--seeds-only" ]; then SEEDS_ONLY=1; shift; fi
+BUILD_DIR=${1:?usage: run_fuzzers.sh [--seeds-only] BUILD_DIR SECONDS [TARGET...]}
+SECONDS_EACH=${2:?usage: run_fuzzers.sh [--seeds-only] BUILD_DIR SECONDS [TARGET...]}
 shift 2
 TARGETS=("$@")
 [ ${#TARGETS[@]} -gt 0 ] || TARGETS=(codecs requests source graphdef onnx)
@@ -39,6 +41,9 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 run_one() {
   local target=$1 bin=$BUILD_DIR/bin/${1}_fuzzer
   local corpus=$OUT/corpus/$target artifacts=$OUT/artifacts/$target log=$OUT/$target.log
+  # --seeds-only (make fuzz-smoke): start from the seeds alone, in a corpus thrown away
+  # after, so a short run takes the same time however large the kept corpus has grown.
+  if [ "$SEEDS_ONLY" = 1 ]; then corpus=$OUT/smoke-corpus/$target; rm -rf "$corpus"; fi
   mkdir -p "$corpus" "$artifacts"
   local dict; dict=$(dict_for "$target")
   local args=(-max_total_time="$SECONDS_EACH" -timeout=30 -rss_limit_mb=4096 -max_len=65536
