@@ -60,26 +60,6 @@ std::optional<Tensor> KnownValue(const TensorObj& t) {
   return KnownOutput(t.ref);
 }
 
-// The elements of a known tensor as doubles (ints exactly up to 2^53).
-bool Elements(const Tensor& t, std::vector<double>& out) {
-  for (int64_t i = 0; i < t.num_elements(); ++i) {
-    switch (t.dtype()) {
-      case DType::kInt32: out.push_back(t.data<int32_t>()[i]); break;
-      case DType::kInt64: out.push_back(static_cast<double>(t.data<int64_t>()[i])); break;
-      case DType::kInt16: out.push_back(t.data<int16_t>()[i]); break;
-      case DType::kInt8: out.push_back(t.data<int8_t>()[i]); break;
-      case DType::kUInt8: out.push_back(t.data<uint8_t>()[i]); break;
-      case DType::kUInt16: out.push_back(t.data<uint16_t>()[i]); break;
-      case DType::kUInt32: out.push_back(t.data<uint32_t>()[i]); break;
-      case DType::kFloat32: out.push_back(t.data<float>()[i]); break;
-      case DType::kFloat64: out.push_back(t.data<double>()[i]); break;
-      case DType::kBool: out.push_back(t.data<bool>()[i] ? 1 : 0); break;
-      default: return false;
-    }
-  }
-  return true;
-}
-
 // The elements of a known integer (or bool) tensor, exactly; false for other dtypes.
 bool IntElements(const Tensor& t, IntList& out) {
   for (int64_t i = 0; i < t.num_elements(); ++i) {
@@ -95,6 +75,22 @@ bool IntElements(const Tensor& t, IntList& out) {
       default: return false;
     }
   }
+  return true;
+}
+
+// The elements of a known tensor as doubles (ints exactly up to 2^53).
+bool Elements(const Tensor& t, std::vector<double>& out) {
+  if (t.dtype() == DType::kFloat32) {
+    for (float v : t.flat<float>()) out.push_back(v);
+    return true;
+  }
+  if (t.dtype() == DType::kFloat64) {
+    for (double v : t.flat<double>()) out.push_back(v);
+    return true;
+  }
+  IntList ints;
+  if (!IntElements(t, ints)) return false;
+  for (int64_t v : ints) out.push_back(static_cast<double>(v));
   return true;
 }
 
