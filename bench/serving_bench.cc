@@ -148,15 +148,20 @@ int main(int argc, char** argv) {
   std::string csv;
   double budget_s = 3;
   std::vector<int> concurrency = {1, 8, 32};
+  std::vector<std::string> only;
   CLI::App app("graphd serving benchmark (KServe v2 ModelInfer)", "serving_bench");
   app.add_option("--server", server, "graphd binary")->capture_default_str();
   app.add_option("--models", models, "Directory of exported mlp.onnx and resnet18.onnx")->capture_default_str();
   app.add_option("--budget-s", budget_s, "Seconds of requests per case")->capture_default_str();
   app.add_option("--concurrency", concurrency, "Concurrent clients per case")->delimiter(',');
   app.add_option("--csv", csv, "CSV output path");
+  app.add_option("--only", only, "Run only these models (mlp, resnet18)")->delimiter(',');
   CLI11_PARSE(app, argc, argv);
 
-  const std::vector<Model> cases = {{"mlp", "input", {256}}, {"resnet18", "input", {3, 224, 224}}};
+  std::vector<Model> cases;
+  for (const Model& m : std::vector<Model>{{"mlp", "input", {256}}, {"resnet18", "input", {3, 224, 224}}}) {
+    if (only.empty() || std::find(only.begin(), only.end(), m.name) != only.end()) cases.push_back(m);
+  }
   char tmpl[] = "/tmp/graphd-serving-bench-XXXXXX";
   if (mkdtemp(tmpl) == nullptr) {
     std::perror("mkdtemp");

@@ -36,10 +36,11 @@ class Helper {
  public:
   Helper() { std::thread([this] { Loop(); }).detach(); }
 
-  void RunPair(const std::function<void()>& mine, const std::function<void()>& other) {
+  void RunPair(const std::function<void()>& mine, const std::function<void()>& other, bool wake) {
     Offer offer{.work = &other};
     Offer* expected = nullptr;
-    const bool offered = !BackingOff() && slot_.compare_exchange_strong(expected, &offer);
+    const bool offered =
+        (wake || !sleeping_.load()) && !BackingOff() && slot_.compare_exchange_strong(expected, &offer);
     if (offered && sleeping_.load()) {
       std::lock_guard<std::mutex> lock(mu_);
       wake_.notify_one();
@@ -114,9 +115,9 @@ class Helper {
 
 }  // namespace
 
-void RunPairWithHelper(const std::function<void()>& mine, const std::function<void()>& other) {
+void RunPairWithHelper(const std::function<void()>& mine, const std::function<void()>& other, bool wake) {
   static Helper* helper = new Helper();  // never destroyed: its thread runs until exit
-  helper->RunPair(mine, other);
+  helper->RunPair(mine, other, wake);
 }
 
 }  // namespace graphd::executor::cpu

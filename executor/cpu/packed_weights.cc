@@ -33,15 +33,32 @@ Registry& TheRegistry() {
   return *registry;
 }
 
+// The bytes from a plain (strided, unblocked) layout's first element to the end of its
+// last: what it reads. oneDNN's get_size() is the dims times the outer stride, which
+// counts a block of columns as if it reached its matrix's last column.
+size_t SpanBytes(const dnnl::memory::desc& plain) {
+  const dnnl_memory_desc_t& d = plain.data;
+  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0) return plain.get_size();
+  size_t last = 0;
+  for (int i = 0; i < d.ndims; ++i) {
+    if (d.dims[i] == 0) return 0;
+    last += static_cast<size_t>(d.dims[i] - 1) * static_cast<size_t>(d.format_desc.blocking.strides[i]);
+  }
+  return (last + 1) * dnnl::memory::data_type_size(plain.data_type());
+}
+
 }  // namespace
 
 StatusOr<std::shared_ptr<const PackedWeights>> GetPackedWeights(const Tensor& source,
                                                                  const dnnl::memory::desc& plain,
-                                                                 const dnnl::memory::desc& target) {
+                                                                 const dnnl::memory::desc& target,
+                                                                 int64_t offset) {
   if (source.buffer() == nullptr) return errors::InvalidArgument("packed weights: source has no buffer");
-  if (plain.get_size() > source.buffer()->bytes()) {
-    return errors::InvalidArgument(absl::StrCat("packed weights: layout needs ", plain.get_size(),
-                                                " bytes, source ", source.DebugString(), " has ",
+  const size_t offset_bytes = static_cast<size_t>(offset) * DTypeSize(source.dtype());
+  const size_t span = SpanBytes(plain);
+  if (offset < 0 || offset_bytes > source.buffer()->bytes() || span > source.buffer()->bytes() - offset_bytes) {
+    return errors::InvalidArgument(absl::StrCat("packed weights: layout needs ", span, " bytes at element ",
+                                                offset, ", source ", source.DebugString(), " has ",
                                                 source.buffer()->bytes()));
   }
   Registry& r = TheRegistry();
@@ -51,13 +68,15 @@ StatusOr<std::shared_ptr<const PackedWeights>> GetPackedWeights(const Tensor& so
   for (const auto& w : list) {
     std::shared_ptr<const PackedWeights> p = w.lock();
     // Same address and still the same live buffer (not a recycled address).
-    if (p != nullptr && p->desc == target && p->source.lock() == source.buffer()) return p;
+    if (p != nullptr && p->desc == target && p->offset == offset && p->source.lock() == source.buffer()) return p;
   }
   auto packed = std::make_shared<PackedWeights>();
   packed->desc = target;
   packed->source = source.buffer();
+  packed->offset = offset;
   packed->memory = dnnl::memory(target, Engine());  // owns its storage
   dnnl::memory src = Wrap(plain, source);
+  src.set_data_handle(static_cast<char*>(src.get_data_handle()) + offset_bytes);
   dnnl::reorder(src, packed->memory).execute(ThreadStream(), src, packed->memory);
   ThreadStream().wait();
   list.push_back(packed);

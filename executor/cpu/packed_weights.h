@@ -13,6 +13,7 @@
 #define GRAPHD_EXECUTOR_CPU_PACKED_WEIGHTS_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 
 #include "core/status.h"
@@ -26,14 +27,17 @@ struct PackedWeights {
   dnnl::memory memory;
   dnnl::memory::desc desc;
   std::weak_ptr<Buffer> source;  // the constant it was made from
+  int64_t offset = 0;            // elements into the source where `plain` starts
 };
 
-// The packed copy of `source` (laid out as `plain`) in layout `target`, made on first
-// request (one oneDNN reorder) and shared after. InvalidArgument when `source` has
-// no buffer or `plain` does not cover it.
+// The packed copy of `source` (laid out as `plain`, starting `offset` elements into
+// it: a block of columns of a matrix, say) in layout `target`, made on first request
+// (one oneDNN reorder) and shared after. InvalidArgument when `source` has no buffer
+// or `plain` at `offset` does not fit in it.
 StatusOr<std::shared_ptr<const PackedWeights>> GetPackedWeights(const Tensor& source,
                                                                  const dnnl::memory::desc& plain,
-                                                                 const dnnl::memory::desc& target);
+                                                                 const dnnl::memory::desc& target,
+                                                                 int64_t offset = 0);
 
 // Number of live packed copies and their bytes (for tests and memory reports).
 struct PackedWeightsStats {

@@ -108,6 +108,20 @@ TEST(MatMulFusedTest, ProductsSplitByRowsWithTheHelperThreadMatchTheReference) {
   }
 }
 
+TEST(MatMulFusedTest, FewRowProductsSplitByColumnsMatchTheReference) {
+  // 1..32 rows x 256 x 512 (and odd widths): split by columns, each half with its own
+  // packed block of b; b plain and transposed, with a bias (offset per half) and an
+  // activation. 300 columns split at 160, 40 are too narrow to split.
+  for (bool constant_weights : {false, true}) {
+    for (bool tb : {false, true}) {
+      const Fused f{.tb = tb, .bias = true, .activation = "Relu"};
+      Check<float>(256, 512, {1, 4, 32, 1}, f, constant_weights, 1e-3);
+      Check<float>(300, 300, {1, 3}, f, constant_weights, 1e-3);
+      Check<float>(2048, 40, {1}, f, constant_weights, 1e-3);
+    }
+  }
+}
+
 TEST(MatMulFusedTest, LargeProductsWithPackedWeightsMatchTheReference) {
   // 300 x 256 x 130 is past the one-thread limit: the primitive uses the OpenMP team.
   Check<float>(256, 130, {1, 16, 300}, Fused{.tb = true, .bias = true, .activation = "Relu"}, true, 1e-3);
