@@ -38,6 +38,8 @@ TEST_PACKAGES=(
   # promtool: the /metrics exposition is checked with `promtool check metrics`; curl:
   # the HTTP/REST endpoints are tested with it
   prometheus curl
+  # the scale-out test: three replicas behind nginx's gRPC proxy (deploy/proxy)
+  nginx-light
 )
 
 # GRAPHD_DEPS=build installs only what building the server and graphctl needs (the

@@ -1,5 +1,6 @@
 #include "server/session_manager.h"
 
+#include <algorithm>
 #include <random>
 
 #include "absl/strings/ascii.h"
@@ -37,6 +38,11 @@ void SessionManager::Release(std::vector<std::shared_ptr<Session>> sessions) con
   for (const std::string& handle : gpu_handles) gpu_.release_memory(handle);
 }
 
+bool IsSessionHandle(absl::string_view handle) {
+  return handle.size() == 32 &&
+         std::all_of(handle.begin(), handle.end(), [](char c) { return absl::ascii_isdigit(c) || (c >= 'a' && c <= 'f'); });
+}
+
 std::string SessionManager::NewHandle() const {
   // 128 bits from the OS's random source.
   std::random_device rd;
@@ -68,7 +74,11 @@ Status SessionManager::CheckLimits(absl::string_view tenant, int64_t tenant_max)
 
 StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initial, absl::string_view device,
                                                           absl::string_view tenant, int64_t tenant_max_sessions,
-                                                          bool own_functions) {
+                                                          bool own_functions, absl::string_view handle) {
+  if (!handle.empty() && !IsSessionHandle(handle)) {
+    return errors::InvalidArgument(absl::StrCat("the proposed session handle (graphd-session metadata, ",
+                                                handle.size(), " bytes) is not 32 lowercase hex digits"));
+  }
   std::string type = absl::AsciiStrToUpper(device);
   const executor::Device* chosen = &device_;
   const compiler::CompileTarget* target = &cpu_target_;
@@ -97,13 +107,16 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
     cache_.AddOwner(owner);
   }
   auto session = std::make_shared<Session>(
-      NewHandle(), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
+      handle.empty() ? NewHandle() : std::string(handle), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
       std::string(tenant));
   Status added = session->Extend(initial, 0).status();
   if (added.ok()) {
     absl::MutexLock lock(&mu_);
     added = CheckLimits(tenant, tenant_max_sessions);
-    if (added.ok()) sessions_.emplace(session->handle(), session);
+    if (added.ok() && !sessions_.emplace(session->handle(), session).second) {
+      added = errors::Make(absl::StatusCode::kAlreadyExists, absl::StrCat("a session with handle ", session->handle(),
+                                                 " exists; propose another (graphd-session metadata)"));
+    }
   }
   if (!added.ok()) {
     Release({std::move(session)});  // its functions (owner) and device memory go

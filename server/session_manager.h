@@ -40,6 +40,9 @@ struct GpuSetup {
   std::function<executor::gpu::GpuMemoryStats()> memory_stats;
 };
 
+// Whether `handle` has the form of a session handle: 32 lowercase hex digits.
+bool IsSessionHandle(absl::string_view handle);
+
 class SessionManager {
  public:
   // `device`, `passes` (for sessions' traced functions; may be null) and the GPU
@@ -58,9 +61,13 @@ class SessionManager {
   // `own_functions`: the session's concrete functions are its own, not shared with
   // other sessions, and go when it closes (a tenant with a memory quota: what its
   // compiles allocate is charged to it, and must go back when its sessions close).
+  // `handle`: the handle the client proposed (its `graphd-session` route key, so that
+  // a proxy routes the session's calls by it: deploy/proxy), 32 lowercase hex digits;
+  // "" draws a random one. INVALID_ARGUMENT for another form, ALREADY_EXISTS when a
+  // session has it.
   StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "",
                                             absl::string_view tenant = "", int64_t tenant_max_sessions = 0,
-                                            bool own_functions = false);
+                                            bool own_functions = false, absl::string_view handle = "");
   // A CPU session for a served model version (server/models): not listed, not counted
   // against the limit, never expired. Its concrete functions are its own (an owner in
   // the function cache), erased when the last reference to it goes, so an unloaded

@@ -297,6 +297,26 @@ TEST(SessionManagerTest, CreateGetClose) {
   EXPECT_TRUE((*s)->Run({.feeds = {"x"}, .fetches = {"sq"}}, {Vec({2})}, token).ok());
 }
 
+TEST(SessionManagerTest, AProposedHandleIsAdoptedOnceAndChecked) {
+  SessionManager manager(Limits(4, 60), Device());
+  const std::string handle = "0123456789abcdef0123456789abcdef";
+  auto s = manager.Create(BaseGraph(), "", "", 0, false, handle);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ((*s)->handle(), handle);
+  ASSERT_TRUE(manager.Get(handle).ok());
+  auto again = manager.Create({}, "", "", 0, false, handle);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(again.status().message(), HasSubstr(handle));
+  EXPECT_EQ(manager.size(), 1);  // the refused one is not kept
+  for (const std::string& bad : std::vector<std::string>{"0123456789ABCDEF0123456789ABCDEF", "short", "0123456789abcdef0123456789abcdeg",
+                                std::string(1000, 'a'), std::string("0123456789abcdef0123456789abcde\0", 32)}) {
+    auto refused = manager.Create({}, "", "", 0, false, bad);
+    EXPECT_EQ(refused.status().code(), absl::StatusCode::kInvalidArgument) << bad;
+    EXPECT_THAT(refused.status().message(), HasSubstr("32 lowercase hex digits"));
+  }
+  EXPECT_EQ(manager.size(), 1);
+}
+
 TEST(SessionManagerTest, GetUnknown) {
   SessionManager manager(Limits(4, 60), Device());
   auto r = manager.Get("deadbeef");

@@ -1,5 +1,9 @@
 #include "clients/cpp/graphd_client.h"
 
+#include <random>
+
+#include "absl/strings/str_cat.h"
+
 namespace graphd::client {
 namespace {
 
@@ -23,6 +27,13 @@ std::string NormalizeTarget(const std::string& target) {
     if (target.rfind(scheme, 0) == 0) return target.substr(scheme.size());
   }
   return target;
+}
+
+std::string RandomSessionHandle() {
+  std::random_device rd;  // the OS's random source
+  std::string key;
+  for (int i = 0; i < 4; ++i) absl::StrAppend(&key, absl::Hex(rd(), absl::kZeroPad8));
+  return key;
 }
 
 Client::Client(std::string target, ClientOptions options)
@@ -52,6 +63,11 @@ void Client::Prepare(grpc::ClientContext& ctx) const {
   if (!options_.token.empty()) ctx.AddMetadata("authorization", "Bearer " + options_.token);
 }
 
+void Client::PrepareSession(grpc::ClientContext& ctx, const std::string& handle) const {
+  Prepare(ctx);
+  if (!handle.empty()) ctx.AddMetadata(kSessionRouteHeader, handle);
+}
+
 absl::StatusOr<std::string> Client::Health(const std::string& service) {
   grpc::ClientContext ctx;
   Prepare(ctx);
@@ -75,7 +91,7 @@ absl::StatusOr<std::vector<v1::DeviceAttributes>> Client::ListDevices() {
 
 absl::StatusOr<v1::CreateSessionResponse> Client::CreateSession(const v1::GraphDef& graph) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, RandomSessionHandle());  // the handle the server adopts
   v1::CreateSessionRequest req;
   *req.mutable_graph_def() = graph;
   return Invoke<v1::CreateSessionResponse>([&](auto* r) { return sessions_->CreateSession(&ctx, req, r); });
@@ -83,7 +99,7 @@ absl::StatusOr<v1::CreateSessionResponse> Client::CreateSession(const v1::GraphD
 
 absl::Status Client::CloseSession(const std::string& handle) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, handle);
   v1::CloseSessionRequest req;
   req.set_session_handle(handle);
   return Invoke<v1::CloseSessionResponse>([&](auto* r) { return sessions_->CloseSession(&ctx, req, r); })
@@ -92,37 +108,37 @@ absl::Status Client::CloseSession(const std::string& handle) {
 
 absl::StatusOr<v1::RunResponse> Client::Run(const v1::RunRequest& request) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, request.session_handle());
   return Invoke<v1::RunResponse>([&](auto* r) { return sessions_->Run(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::MakeCallableResponse> Client::MakeCallable(const v1::MakeCallableRequest& request) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, request.session_handle());
   return Invoke<v1::MakeCallableResponse>([&](auto* r) { return sessions_->MakeCallable(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::RunCallableResponse> Client::RunCallable(const v1::RunCallableRequest& request) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, request.session_handle());
   return Invoke<v1::RunCallableResponse>([&](auto* r) { return sessions_->RunCallable(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::LoadModuleResponse> Client::LoadModule(const v1::LoadModuleRequest& request) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, request.session_handle());
   return Invoke<v1::LoadModuleResponse>([&](auto* r) { return sessions_->LoadModule(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::CallResponse> Client::Call(const v1::CallRequest& request) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, request.session_handle());
   return Invoke<v1::CallResponse>([&](auto* r) { return sessions_->Call(&ctx, request, r); });
 }
 
 absl::StatusOr<v1::DescribeFunctionResponse> Client::DescribeFunction(const v1::DescribeFunctionRequest& request) {
   grpc::ClientContext ctx;
-  Prepare(ctx);
+  PrepareSession(ctx, request.session_handle());
   return Invoke<v1::DescribeFunctionResponse>([&](auto* r) { return sessions_->DescribeFunction(&ctx, request, r); });
 }
 

@@ -33,6 +33,16 @@ struct ClientOptions {
   std::string certificate_chain;
 };
 
+// Request metadata with the session a call belongs to, so that a proxy in front of
+// several replicas (deploy/proxy) sends it to the replica that holds the session:
+// every SessionService call that names a session sends its handle; CreateSession
+// sends a fresh random handle, which the server adopts for the new session. Other
+// calls (health, echo, KServe) go without it and may reach any replica.
+inline constexpr char kSessionRouteHeader[] = "graphd-session";
+
+// 128 random bits as 32 lowercase hex digits: a proposed session handle.
+std::string RandomSessionHandle();
+
 class Client {
  public:
   // `target` is "host:port", "grpc://host:port" or "grpcs://host:port" (TLS).
@@ -61,6 +71,8 @@ class Client {
 
  private:
   void Prepare(grpc::ClientContext& ctx) const;
+  // Prepare plus `graphd-session: handle`.
+  void PrepareSession(grpc::ClientContext& ctx, const std::string& handle) const;
 
   std::string target_;
   ClientOptions options_;

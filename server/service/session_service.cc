@@ -48,6 +48,14 @@ StatusOr<std::shared_ptr<Session>> SessionServiceImpl::SessionFor(PooledCall& ca
   return session;
 }
 
+// The handle a client proposes for its new session: its `graphd-session` route key
+// (deploy/proxy routes on it), or "".
+static absl::string_view ProposedHandle(const grpc::CallbackServerContext& ctx) {
+  const auto& metadata = ctx.client_metadata();
+  auto it = metadata.find("graphd-session");
+  return it == metadata.end() ? absl::string_view() : absl::string_view(it->second.data(), it->second.size());
+}
+
 bool SmallRequest(const google::protobuf::Message& req) { return req.ByteSizeLong() <= kSmallRequestBytes; }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServerContext* ctx,
@@ -56,7 +64,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CreateSession(grpc::CallbackServer
   return PooledCall::Start(ctx, env_, "CreateSession", "", req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
     ASSIGN_OR_RETURN(auto session, sessions_.Create(def, req->options().device(), call.tenant(), call.tenant_config().max_sessions(),
-                                                      /*own_functions=*/call.tenant_config().max_memory_bytes() > 0));
+                                                      /*own_functions=*/call.tenant_config().max_memory_bytes() > 0,
+                                                      ProposedHandle(*ctx)));
     resp->set_session_handle(session->handle());
     resp->set_graph_version(session->graph_version());
     return absl::OkStatus();

@@ -5,6 +5,7 @@ deadline and turns ``grpc.RpcError`` into :mod:`graphd.errors` exceptions.
 """
 
 import os
+import secrets
 
 import grpc
 
@@ -16,9 +17,22 @@ from graphd import errors
 _SERVING_STATUS = {0: "UNKNOWN", 1: "SERVING", 2: "NOT_SERVING", 3: "SERVICE_UNKNOWN"}
 
 
+# Request metadata with the session a call belongs to: a proxy in front of several
+# replicas (deploy/proxy) hashes it to send every call of the session to the replica
+# that holds it. Stateless calls (KServe ModelInfer, health, echo) go without it, so
+# any replica may answer them.
+SESSION_ROUTE_HEADER = "graphd-session"
+
+
 class Connection:
     """A channel to one server plus its SessionService, DiagnosticsService and
-    Health stubs. Thread-safe (gRPC channels and stubs are)."""
+    Health stubs. Thread-safe (gRPC channels and stubs are).
+
+    A connection serves one session (graphd.Client, graphd.v1.Session): its
+    SessionService calls, CreateSession included, carry ``graphd-session:
+    <session_handle>``, a random handle drawn here that the server adopts for the
+    session CreateSession makes (a proxy must route CreateSession the same way as
+    the calls after it, before any server has answered)."""
 
     _metadata = None  # sent with every call: the bearer token, when there is one
 
@@ -34,6 +48,8 @@ class Connection:
         # The tenant's bearer token (graphd --tenants-file): the argument, else $GRAPHD_TOKEN.
         token = token if token is not None else os.environ.get("GRAPHD_TOKEN") or None
         self._metadata = (("authorization", "Bearer " + token),) if token else None
+        self.session_handle = secrets.token_hex(16)  # 32 lowercase hex digits, as the server's
+        self._session_metadata = ((SESSION_ROUTE_HEADER, self.session_handle),)
         self.session_stub = session_pb2_grpc.SessionServiceStub(self.channel)
         self.diagnostics_stub = diagnostics_pb2_grpc.DiagnosticsServiceStub(self.channel)
         self.health_stub = health_pb2_grpc.HealthStub(self.channel)
@@ -58,8 +74,8 @@ class Connection:
         return response
 
     def session(self, name, request, timeout=None):
-        """Calls SessionService.<name>."""
-        return self.call(getattr(self.session_stub, name), request, timeout)
+        """Calls SessionService.<name>, routed to this connection's session's replica."""
+        return self.call(getattr(self.session_stub, name), request, timeout, metadata=self._session_metadata)
 
     def close_session(self, handle, timeout=None):
         """Closes server session ``handle``; one the server already dropped
