@@ -40,6 +40,9 @@ TEST_PACKAGES=(
   prometheus curl
   # the scale-out test: three replicas behind nginx's gRPC proxy (deploy/proxy)
   nginx-light
+  # the Kubernetes manifests' test reads `kubectl kustomize` output (kubectl itself is
+  # on these machines; node/npm below install the schema validator)
+  python3-yaml
 )
 
 # GRAPHD_DEPS=build installs only what building the server and graphctl needs (the
