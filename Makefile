@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 600
 SAN_CXX ?= clang++-16
 
 .PHONY: all deps configure build run test test-cpp test-python bench clean \
-        build-asan test-asan fuzz fuzz-smoke soak
+        build-asan test-asan fuzz fuzz-smoke soak image test-image
 
 all: build
 
@@ -21,12 +21,19 @@ deps:
 	@bash scripts/install-deps.sh
 
 configure: deps
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DGRAPHD_BUILD_TESTS=ON -DGRAPHD_BUILD_BENCH=ON >/dev/null
 
 build: configure
 	cmake --build $(BUILD_DIR) -j $(JOBS)
 
-run: build
+# Only what the server and the Python client need: the build packages and the client's
+# (no test or benchmark dependencies), and only graphd, graphctl and the Python stubs.
+run:
+	@GRAPHD_DEPS=run bash scripts/install-deps.sh
+	@[ -f $(BUILD_DIR)/CMakeCache.txt ] || cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) \
+	  -DGRAPHD_BUILD_TESTS=OFF -DGRAPHD_BUILD_BENCH=OFF >/dev/null
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphd graphctl graphd_python_stubs
 	$(BUILD_DIR)/bin/graphd $(ARGS)
 
 test: build
@@ -75,6 +82,17 @@ fuzz-smoke: build-asan
 SOAK_MINUTES ?= 30
 soak: build
 	$(PYTHON) bench/soak.py --build-dir $(BUILD_DIR) --minutes $(SOAK_MINUTES)
+
+# The server image, built here with buildah on a local Debian base (no registry:
+# scripts/make-image.sh), and its test: graphd from the image serves a session, a
+# function call and KServe v2 from a mounted repository, and drains on SIGTERM.
+IMAGE ?= localhost/graphd:latest
+image:
+	@GRAPHD_DEPS=image bash scripts/install-deps.sh
+	GRAPHD_IMAGE=$(IMAGE) bash scripts/make-image.sh
+
+test-image: image build
+	GRAPHD_IMAGE=$(IMAGE) PYTHONPATH=clients/python $(PYTHON) -m pytest -q -p no:cacheprovider tests/container
 
 clean:
 	rm -rf $(BUILD_DIR) $(ASAN_BUILD_DIR)

@@ -16,6 +16,10 @@ BUILD_PACKAGES=(
   # KServe v2 HTTP/REST endpoints and Prometheus /metrics (header-only)
   libcpp-httplib-dev nlohmann-json3-dev
 )
+# `make image` (GRAPHD_DEPS=image): buildah builds the image, mmdebstrap its local base.
+IMAGE_PACKAGES=(buildah mmdebstrap)
+# The Python client (system interpreter /usr/bin/python3): `make run` installs it too.
+CLIENT_PACKAGES=(python3 python3-grpcio python3-protobuf python3-numpy)
 TEST_PACKAGES=(
   # the ONNX backend test suite
   libonnx-testdata
@@ -26,8 +30,7 @@ TEST_PACKAGES=(
   clang-16 libomp-16-dev
   # clang's sanitizer and libFuzzer runtimes (make test-asan, make fuzz: tests/sanitizers)
   libclang-rt-16-dev
-  # Python client (system interpreter /usr/bin/python3)
-  python3 python3-grpcio python3-protobuf python3-numpy python3-pytest
+  python3-pytest
   # reference models for the ONNX model tests (exported from torchvision, compared with torch)
   # and the model benchmark (bench/run_models.py: export, PyTorch eager timings)
   python3-torch python3-torchvision
@@ -46,11 +49,16 @@ TEST_PACKAGES=(
 )
 
 # GRAPHD_DEPS=build installs only what building the server and graphctl needs (the
-# Docker image's build stage); the default also installs what tests and benchmarks use.
-PACKAGES=("${BUILD_PACKAGES[@]}")
-if [ "${GRAPHD_DEPS:-all}" != build ]; then
-  PACKAGES+=("${TEST_PACKAGES[@]}")
-fi
+# Docker image's build stage); GRAPHD_DEPS=run that and the Python client (`make run`);
+# GRAPHD_DEPS=image the image tools (`make image`);
+# the default (all) also installs what tests and benchmarks use.
+case "${GRAPHD_DEPS:-all}" in
+  build) PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+  run) PACKAGES=("${BUILD_PACKAGES[@]}" "${CLIENT_PACKAGES[@]}") ;;
+  image) PACKAGES=("${IMAGE_PACKAGES[@]}") ;;
+  all) PACKAGES=("${BUILD_PACKAGES[@]}" "${CLIENT_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+  *) echo "install-deps: GRAPHD_DEPS must be build, run, image or all, not '${GRAPHD_DEPS}'" >&2; exit 2 ;;
+esac
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -58,12 +66,13 @@ for p in "${PACKAGES[@]}"; do
   [ "$status" = "installed" ] || missing+=("$p")
 done
 
-# The model benchmark's ONNX Runtime side (`make bench` only; `make test` needs no node):
-# node and npm, from Debian only when none is on PATH, so an existing install (e.g.
-# nodesource's node 20, which bundles npm) is kept. The npm package itself
-# (onnxruntime-node, bench/ort/package-lock.json) is installed by the benchmark into
-# build/bench/ort. GRAPHD_SKIP_BENCH_DEPS=1 (or GRAPHD_DEPS=build) skips this.
-if [ "${GRAPHD_SKIP_BENCH_DEPS:-0}" != 1 ] && [ "${GRAPHD_DEPS:-all}" != build ]; then
+# node and npm (GRAPHD_DEPS=all): `make test` validates deploy/k8s with an npm package
+# (kubernetes-models, installed by the test into the build tree from
+# tests/deploy/k8s-validate/package-lock.json), and the model benchmark runs ONNX Runtime
+# (onnxruntime-node, installed by the benchmark into build/bench/ort). From Debian only
+# when none is on PATH, so an existing install (e.g. nodesource's node 20, which bundles
+# npm) is kept.
+if [ "${GRAPHD_DEPS:-all}" = all ]; then
   command -v node >/dev/null 2>&1 || missing+=(nodejs)
   command -v npm >/dev/null 2>&1 || missing+=(npm)
 fi
