@@ -13,7 +13,7 @@ FUZZ_SECONDS ?= 600
 SAN_CXX ?= clang++-16
 
 .PHONY: all deps configure build run test test-cpp test-python bench clean \
-        build-asan test-asan fuzz fuzz-smoke soak image test-image
+        build-asan test-asan fuzz fuzz-smoke soak image test-image wheel install-client
 
 all: build
 
@@ -82,6 +82,17 @@ fuzz-smoke: build-asan
 SOAK_MINUTES ?= 30
 soak: build
 	$(PYTHON) bench/soak.py --build-dir $(BUILD_DIR) --minutes $(SOAK_MINUTES)
+
+# The Python client as a wheel with its generated stubs: $(BUILD_DIR)/dist/graphd-*.whl
+wheel: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphd_python_stubs
+	bash scripts/make-wheel.sh $(BUILD_DIR)
+
+# The C++ client library as a CMake package (find_package(graphd), graphd::client).
+PREFIX ?= /usr/local
+install-client: configure
+	cmake --build $(BUILD_DIR) -j $(JOBS) --target graphd_client
+	cmake --install $(BUILD_DIR) --prefix $(PREFIX) --component client
 
 # The server image, built here with buildah on a local Debian base (no registry:
 # scripts/make-image.sh), and its test: graphd from the image serves a session, a
