@@ -14,7 +14,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 IMAGE=${GRAPHD_IMAGE:-localhost/graphd:latest}
-BASE=${GRAPHD_IMAGE_BASE:-localhost/graphd-base:bookworm}
+# The base's recipe is below; its tag changes with it (a stale base is never reused).
+BASE=${GRAPHD_IMAGE_BASE:-localhost/graphd-base:bookworm-slim-1}
 MIRROR=${GRAPHD_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 SECURITY=${GRAPHD_DEBIAN_SECURITY:-http://deb.debian.org/debian-security}
 CCACHE_HOST=${CCACHE_DIR:-$HOME/.cache/ccache}
@@ -30,7 +31,13 @@ if ! buildah inspect --type image "$BASE" > /dev/null 2>&1; then
   echo "== base image $BASE: a bookworm root file system from $MIRROR (mmdebstrap) =="
   tmp=$(mktemp -d)
   trap 'rm -rf "$tmp"' EXIT
-  mmdebstrap --quiet --variant=minbase --include=ca-certificates bookworm "$tmp/rootfs.tar" \
+  # As Debian's -slim images: no manuals, documentation (copyrights kept) or translations.
+  mmdebstrap --quiet --variant=minbase --include=ca-certificates \
+    --aptopt='APT::Install-Recommends "false"' \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/info/*' \
+    --dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/locale/locale.alias' \
+    bookworm "$tmp/rootfs.tar" \
     "deb $MIRROR bookworm main" "deb $MIRROR bookworm-updates main" "deb $SECURITY bookworm-security main"
   ctr=$(buildah from scratch)
   buildah add --quiet "$ctr" "$tmp/rootfs.tar" / > /dev/null
@@ -42,7 +49,8 @@ fi
 mkdir -p "$CCACHE_HOST"
 echo "== $IMAGE from deploy/docker/Dockerfile (base $BASE) =="
 start=$(date +%s)
-buildah bud --isolation chroot --layers --quiet \
+# Docker's image format: OCI's has no HEALTHCHECK.
+buildah bud --isolation chroot --layers --quiet --format docker \
   --build-arg BASE="$BASE" --build-arg BUILD_BASE="$BASE" \
   --volume "$CCACHE_HOST:/ccache" \
   -f deploy/docker/Dockerfile -t "$IMAGE" . > /dev/null

@@ -30,6 +30,7 @@ import graphd.v1 as tf  # noqa: E402
 
 IMAGE = os.environ.get("GRAPHD_IMAGE", "localhost/graphd:latest")
 BUILDAH = shutil.which("buildah")
+CHROOT = shutil.which("chroot") or "/usr/sbin/chroot"
 
 MODEL = """
 import tensorflow as tf
@@ -54,6 +55,13 @@ def _free_port():
         return s.getsockname()[1]
 
 
+def _exe(pid):
+    try:
+        return os.readlink("/proc/%d/exe" % pid)
+    except OSError:
+        return ""
+
+
 def _buildah(*args, **kw):
     return subprocess.run([BUILDAH] + list(args), capture_output=True, text=True, timeout=300, **kw)
 
@@ -72,13 +80,22 @@ def container():
 
 
 @pytest.fixture(scope="module")
-def config(container):
+def inspect(container):
     out = _buildah("inspect", "--type", "container", container)
     assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout)["OCIv1"]["config"]
+    return json.loads(out.stdout)
 
 
-def test_the_image_is_made_to_run_as_a_service(config):
+@pytest.fixture(scope="module")
+def config(inspect):
+    return inspect["OCIv1"]["config"]
+
+
+def test_the_image_is_made_to_run_as_a_service(config, inspect):
+    # The health check (Docker's image format: OCI's has none) is graphctl's, against
+    # the readiness service, which turns NOT_SERVING when graphd drains.
+    health = inspect["Docker"]["config"]["Healthcheck"]["Test"]
+    assert health[0] == "CMD" and health[1] == "/usr/local/bin/graphctl" and "readiness" in health
     assert config["Entrypoint"] == ["/usr/local/bin/graphd"]  # exec form: graphd is PID 1
     assert config["User"] == "10001:10001"  # not root; deploy/k8s runs it as 10001 too
     assert config["StopSignal"] == "SIGTERM"
@@ -148,10 +165,12 @@ def test_graphd_from_the_image_serves_and_drains_on_sigterm(container, config, t
         np.testing.assert_allclose(values, [14.0, 4.0])
 
         # SIGTERM to graphd in the container (what a container stop sends PID 1).
+        # buildah's chroot runtime runs between buildah and graphd: signal graphd itself,
+        # the process whose executable is the image's graphd.
         pids = subprocess.run(["pgrep", "-f", "/usr/local/bin/graphd --listen %s" % target],
                               capture_output=True, text=True).stdout.split()
-        graphd_pids = [int(p) for p in pids if int(p) != proc.pid]
-        assert graphd_pids, "graphd's process not found"
+        graphd_pids = [int(p) for p in pids if _exe(int(p)).endswith("/usr/local/bin/graphd")]
+        assert len(graphd_pids) == 1, "graphd's process not found among %s" % pids
         for pid in graphd_pids:
             os.kill(pid, signal.SIGTERM)
         assert proc.wait(timeout=30) == 0, log_path.read_text()
@@ -161,3 +180,58 @@ def test_graphd_from_the_image_serves_and_drains_on_sigterm(container, config, t
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_graphd_runs_from_the_image_on_a_read_only_root(container, config, tmp_path):
+    """The image needs no writable root file system (Kubernetes' readOnlyRootFilesystem):
+    graphd starts from the image's files mounted read-only, with only a tmpfs /tmp, as
+    the image's user, and answers. buildah run has no read-only mode, so the test mounts
+    the image itself, as a container runtime would (needs root for the mounts)."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting the image read-only needs root")
+    out = _buildah("mount", container)
+    assert out.returncode == 0, out.stderr
+    rootfs = out.stdout.strip()
+    root = tmp_path / "ro"
+    root.mkdir()
+    mounts = []
+
+    def mount(*args):
+        target = args[-1]
+        subprocess.run(["mount"] + list(args), check=True, capture_output=True, timeout=30)
+        mounts.append(target)
+
+    proc = None
+    try:
+        mount("--bind", rootfs, str(root))
+        mount("-o", "remount,bind,ro", str(root))
+        mount("-t", "tmpfs", "-o", "size=64m,mode=1777", "tmpfs", str(root / "tmp"))
+        mount("-t", "proc", "proc", str(root / "proc"))
+        mount("--bind", "/dev", str(root / "dev"))
+        probe = subprocess.run([CHROOT, str(root), "/bin/sh", "-c", "touch /etc/x"], capture_output=True, text=True)
+        assert probe.returncode != 0 and "Read-only" in probe.stderr, probe.stderr  # really read-only
+        target = "127.0.0.1:%d" % _free_port()
+        proc = subprocess.Popen([CHROOT, "--userspec=%s" % config["User"], str(root), "/usr/local/bin/graphd",
+                                 "--listen", target, "--drain-seconds", "1"],
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env={"PATH": "/usr/bin:/bin"})
+        deadline = time.monotonic() + 30
+        status = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                status = graphd.health(target, service="readiness", timeout=0.5)
+                if status == "SERVING":
+                    break
+            except graphd.errors.OpError:
+                time.sleep(0.1)
+        assert status == "SERVING", proc.stdout.read().decode() if proc.poll() is not None else "no answer"
+        with graphd.connect(target) as client:
+            assert client.echo(b"read-only") == b"read-only"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        for target in reversed(mounts):
+            subprocess.run(["umount", "-l", target], capture_output=True, timeout=30)
+        _buildah("umount", container)
