@@ -96,6 +96,19 @@ void BM_AddBroadcast(benchmark::State& state) {
 }
 BENCHMARK(BM_AddBroadcast)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
+// Broadcasting along the last axis of a 4-D tensor (LayerNorm over NHWC channels in
+// every ConvNeXt block): x - mean with mean (1,56,56,1). Arg 0: the full operand first
+// (oneDNN's binary primitive), 1: the broadcast operand first (the plain loops).
+void BM_SubBroadcastLastAxis(benchmark::State& state) {
+  const Shape full({1, 56, 56, 96}), mean({1, 56, 56, 1});
+  if (state.range(0) == 0) {
+    RunOp(state, "Sub", {full, mean}, 0);
+  } else {
+    RunOp(state, "Sub", {mean, full}, 0);
+  }
+}
+BENCHMARK(BM_SubBroadcastLastAxis)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_Relu(benchmark::State& state) { RunOp(state, "Relu", {Shape({state.range(0), 512})}, 0); }
 BENCHMARK(BM_Relu)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 

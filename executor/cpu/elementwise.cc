@@ -24,6 +24,31 @@ std::vector<int64_t> BroadcastStrides(const Shape& in, const Shape& out) {
   return strides;
 }
 
+CollapsedBroadcast CollapseBroadcast(const Shape& a, const Shape& b, const Shape& out) {
+  const std::vector<int64_t> sa = BroadcastStrides(a, out), sb = BroadcastStrides(b, out);
+  CollapsedBroadcast c;
+  for (int d = 0; d < out.rank(); ++d) {
+    const int64_t dim = out.dim(d);
+    if (dim == 1) continue;  // walks nothing
+    if (!c.dims.empty()) {
+      // Merge into the previous dimension when each input's previous stride is this
+      // one's times this extent (contiguous across both, or 0 for both).
+      const int64_t last = static_cast<int64_t>(c.dims.size()) - 1;
+      if (c.sa[last] == sa[d] * dim && c.sb[last] == sb[d] * dim) {
+        c.dims[last] *= dim;
+        c.sa[last] = sa[d];
+        c.sb[last] = sb[d];
+        continue;
+      }
+    }
+    c.dims.push_back(dim);
+    c.sa.push_back(sa[d]);
+    c.sb.push_back(sb[d]);
+  }
+  if (c.dims.empty()) c = {{1}, {0}, {0}};
+  return c;
+}
+
 namespace {
 
 // Below this many elements plain loops beat oneDNN's per-call overhead.
@@ -144,13 +169,21 @@ dnnl::algorithm DnnlAlgorithm(BinaryOp op) {
   return dnnl::algorithm::undef;
 }
 
-// float32 with `a` already the output shape: oneDNN broadcasts src1.
+// float32 with `a` already the output shape: oneDNN broadcasts src1. The shapes go to
+// oneDNN with their dimensions merged (CollapseBroadcast): its JIT kernels take only
+// some broadcast patterns (a trailing 1 in 4-D, as in (1,56,56,96) - (1,56,56,1), fell
+// to its reference loop, ~40x slower), and merged ones are those.
 void DnnlBinary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   static auto* cache = new PrimitiveCache<dnnl::binary>(64);
-  dnnl::memory::dims da = DnnlDims(a.shape());
-  dnnl::memory::dims db(da.size(), 1);
-  const auto& bd = b.shape().dims();
-  std::copy(bd.begin(), bd.end(), db.end() - static_cast<long>(bd.size()));
+  const CollapsedBroadcast c = CollapseBroadcast(a.shape(), b.shape(), out.shape());
+  dnnl::memory::dims da(c.dims.begin(), c.dims.end()), db(c.dims.size(), 1);
+  for (size_t d = 0; d < c.dims.size(); ++d) {
+    if (c.sb[d] != 0) db[d] = c.dims[d];
+  }
+  if (da.size() < 3) {  // oneDNN's broadcast kernels index batch and channel first
+    da.insert(da.begin(), 3 - da.size(), 1);
+    db.insert(db.begin(), 3 - db.size(), 1);
+  }
   std::vector<int64_t> key = da;
   key.insert(key.end(), db.begin(), db.end());
   key.push_back(static_cast<int64_t>(op));
