@@ -9,7 +9,14 @@ namespace {
 
 absl::Status FromGrpc(const grpc::Status& s) {
   if (s.ok()) return absl::OkStatus();
-  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  std::string message = s.error_message();
+  // gRPC's own error for a message over the server's limit names no setting.
+  if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED &&
+      message.find("message larger than max") != std::string::npos) {
+    message += "; the server takes messages up to its --max-message-bytes (default 64 MiB; "
+               "GRAPHD_MAX_MESSAGE_BYTES or max_message_bytes in its config file)";
+  }
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), message);
 }
 
 template <typename Resp, typename Fn>

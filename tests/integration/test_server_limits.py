@@ -71,6 +71,7 @@ def test_oversized_request_is_rejected_and_server_keeps_serving(start_server):
         with pytest.raises(tf.errors.ResourceExhaustedError) as info:
             sess.run(total, {x: big})
         assert info.value.detail is None  # gRPC's own error, not the server's
+        assert "larger than max" in str(info.value) and "--max-message-bytes" in str(info.value)
         assert graphd.health(server.target) == "SERVING"
         small = np.arange(1000, dtype=np.float32)
         assert sess.run(total, {x: small}) == pytest.approx(small.sum())

@@ -236,7 +236,14 @@ def from_rpc_error(error):
             message = message + "\n" + render_traceback(detail)
     if not message:
         message = "%s (gRPC status %d)" % (cls.__name__, code)
+    if detail is None and code == RESOURCE_EXHAUSTED and "message larger than max" in message:
+        message += _MESSAGE_LIMIT_HINT
     return cls(None, None, message, detail=detail)
+
+
+# gRPC's own error for a message over the server's limit names no setting; this does.
+_MESSAGE_LIMIT_HINT = ("; the server takes messages up to its --max-message-bytes (default 64 MiB; "
+                       "GRAPHD_MAX_MESSAGE_BYTES or max_message_bytes in its config file)")
 
 
 __all__ = [
