@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   if (!graphd::server::TuneMalloc(options->malloc_arenas)) {
-    GRAPHD_LOG_WARN("malloc settings not applied (not glibc?): large requests may run slower");
+    GRAPHD_LOG_WARN("malloc settings not applied (not glibc, or a sanitizer's allocator): large requests may run slower");
   }
 
   graphd::server::GraphdServer server(*options);
