@@ -1,7 +1,7 @@
 // CPU kernel micro-benchmarks through the real planner and executor: one node graphs
-// (MatMul, a dense layer with constant weights, Add with broadcasting, Relu, Softmax, Sum) at a few sizes, and a chain of
-// five elementwise ops unfused (five nodes) and fused (one FusedElementwise node, as
-// the elementwise_fusion pass writes it).
+// (MatMul, a dense layer with constant weights, Add/Sub with broadcasting, Relu,
+// Softmax, Sum) at a few sizes, and a chain of five elementwise ops unfused (five
+// nodes) and fused (one FusedElementwise node, as the elementwise_fusion pass writes it).
 #include <benchmark/benchmark.h>
 
 #include "compiler/passes/prune.h"
@@ -23,21 +23,11 @@ const Node* Placeholder(Graph& g, const std::string& name, const Shape& shape) {
       .value();
 }
 
-// Builds `op`(inputs...) and runs it repeatedly.
-void RunOp(benchmark::State& state, const std::string& op, std::vector<Shape> shapes,
-           double flops_per_run) {
+// Prunes `g` to its node "out", plans it on the CPU and runs it with `feeds` (for
+// `feed_names`) once per iteration; a failed run ends the benchmark with its error.
+void RunGraph(benchmark::State& state, const Graph& g, const std::vector<std::string>& feed_names,
+              const std::vector<Tensor>& feeds) {
   static executor::cpu::CpuDevice device;
-  Graph g;
-  std::vector<OutputRef> inputs;
-  std::vector<std::string> feed_names;
-  std::vector<Tensor> feeds;
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    std::string name = "in" + std::to_string(i);
-    inputs.push_back({Placeholder(g, name, shapes[i]), 0});
-    feed_names.push_back(name);
-    feeds.push_back(Filled(shapes[i], 0.5f));
-  }
-  g.AddNode({.name = "out", .op = op, .inputs = inputs}).value();
   auto spec = compiler::Prune(g, feed_names, std::vector<std::string>{"out"}, {}).value();
   auto plan = executor::Plan::Build(spec, device).value();
   VariableStore vars;
@@ -50,6 +40,23 @@ void RunOp(benchmark::State& state, const std::string& op, std::vector<Shape> sh
     }
     benchmark::DoNotOptimize(out);
   }
+}
+
+// Builds `op`(inputs...) and runs it repeatedly.
+void RunOp(benchmark::State& state, const std::string& op, std::vector<Shape> shapes,
+           double flops_per_run) {
+  Graph g;
+  std::vector<OutputRef> inputs;
+  std::vector<std::string> feed_names;
+  std::vector<Tensor> feeds;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::string name = "in" + std::to_string(i);
+    inputs.push_back({Placeholder(g, name, shapes[i]), 0});
+    feed_names.push_back(name);
+    feeds.push_back(Filled(shapes[i], 0.5f));
+  }
+  g.AddNode({.name = "out", .op = op, .inputs = inputs}).value();
+  RunGraph(state, g, feed_names, feeds);
   if (flops_per_run > 0) {
     state.counters["GFLOP/s"] = benchmark::Counter(flops_per_run * state.iterations() / 1e9,
                                                    benchmark::Counter::kIsRate);
@@ -66,25 +73,12 @@ BENCHMARK(BM_MatMul)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond
 // matmul_fusion pass marks model weights): batch-1 and few-row products are one pass
 // over W, split by columns between two cores.
 void BM_DenseLayer(benchmark::State& state) {
-  static executor::cpu::CpuDevice device;
   const int64_t m = state.range(0), k = 512, n = 512;
   Graph g;
   OutputRef x{Placeholder(g, "x", Shape({m, k})), 0};
   OutputRef w{g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", Filled(Shape({k, n}), 0.25f)}}}).value(), 0};
   g.AddNode({.name = "out", .op = "MatMul", .inputs = {x, w}, .attrs = {{"constant_weights", true}}}).value();
-  auto spec = compiler::Prune(g, std::vector<std::string>{"x"}, std::vector<std::string>{"out"}, {}).value();
-  auto plan = executor::Plan::Build(spec, device).value();
-  std::vector<Tensor> feeds = {Filled(Shape({m, k}), 0.5f)};
-  VariableStore vars;
-  CancellationToken token;
-  for (auto _ : state) {
-    auto out = executor::Execute(*plan, feeds, {.variables = &vars, .cancellation = &token});
-    if (!out.ok()) {
-      state.SkipWithError(std::string(out.status().message()).c_str());  // a failed run is not a fast one
-      break;
-    }
-    benchmark::DoNotOptimize(out);
-  }
+  RunGraph(state, g, {"x"}, {Filled(Shape({m, k}), 0.5f)});
   state.counters["GFLOP/s"] =
       benchmark::Counter(2.0 * m * k * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
@@ -121,7 +115,6 @@ BENCHMARK(BM_SumAll)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 // tanh(x * y + 1) * 0.5 - x, or with Maximum(., 0) for Tanh when `cheap`: five nodes
 // (state.range(0) == 0) or one FusedElementwise (1), over state.range(1) floats.
 void ElementwiseChain(benchmark::State& state, bool cheap) {
-  static executor::cpu::CpuDevice device;
   const Shape shape({state.range(1)});
   Graph g;
   OutputRef x{Placeholder(g, "x", shape), 0}, y{Placeholder(g, "y", shape), 0};
@@ -143,19 +136,7 @@ void ElementwiseChain(benchmark::State& state, bool cheap) {
                .attrs = {{"program", "Mul x0 x1; Add t0 #1; " + act + "; Mul t2 #0.5; Sub t3 x0"}}})
         .value();
   }
-  auto spec = compiler::Prune(g, std::vector<std::string>{"x", "y"}, std::vector<std::string>{"out"}, {}).value();
-  auto plan = executor::Plan::Build(spec, device).value();
-  std::vector<Tensor> feeds{Filled(shape, 0.5f), Filled(shape, -0.25f)};
-  VariableStore vars;
-  CancellationToken token;
-  for (auto _ : state) {
-    auto out = executor::Execute(*plan, feeds, {.variables = &vars, .cancellation = &token});
-    if (!out.ok()) {
-      state.SkipWithError(std::string(out.status().message()).c_str());  // a failed run is not a fast one
-      break;
-    }
-    benchmark::DoNotOptimize(out);
-  }
+  RunGraph(state, g, {"x", "y"}, {Filled(shape, 0.5f), Filled(shape, -0.25f)});
   state.SetItemsProcessed(state.iterations() * state.range(1));
 }
 

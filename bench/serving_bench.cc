@@ -113,7 +113,9 @@ std::pair<std::vector<double>, double> Drive(const std::string& target, int conc
       args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection of its own
       args.SetMaxReceiveMessageSize(64 << 20);
       Call call = make_call(grpc::CreateCustomChannel(target, grpc::InsecureChannelCredentials(), args));
-      for (int i = 0; i < 3 && !failed; ++i) failed = failed || !call();  // warm: connection, first runs
+      for (int i = 0; i < 3 && !failed; ++i) {
+        if (!call()) failed = true;  // warm: connection, first runs
+      }
       ready.fetch_add(1);
       while (!go.load()) std::this_thread::yield();
       while (Clock::now() < end && !failed) {

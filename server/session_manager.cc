@@ -9,6 +9,11 @@
 
 namespace graphd::server {
 namespace {
+Status HandleTaken(absl::string_view handle) {
+  return errors::Make(absl::StatusCode::kAlreadyExists,
+                      absl::StrCat("a session with handle ", handle, " exists; propose another (graphd-session metadata)"));
+}
+
 Status NotFound(absl::string_view handle) {
   return errors::NotFound(absl::StrCat("session ", handle,
                                        " not found (closed, expired or on another replica)"));
@@ -101,22 +106,31 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
   {
     absl::MutexLock lock(&mu_);
     RETURN_IF_ERROR(CheckLimits(tenant, tenant_max_sessions));
+    if (!handle.empty() && sessions_.contains(handle)) return HandleTaken(handle);
   }
   if (own_functions) {
     owner = next_owner_.fetch_add(1);
     cache_.AddOwner(owner);
   }
   auto session = std::make_shared<Session>(
-      handle.empty() ? NewHandle() : std::string(handle), CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
+      handle.empty() ? NewHandle() : std::string(handle),
+      CompileContext{.device = *chosen, .target = *target, .cache = cache_, .owner = owner},
       std::string(tenant));
   Status added = session->Extend(initial, 0).status();
+  bool taken = false;  // proposed by two creations at once: the other one won
   if (added.ok()) {
     absl::MutexLock lock(&mu_);
     added = CheckLimits(tenant, tenant_max_sessions);
     if (added.ok() && !sessions_.emplace(session->handle(), session).second) {
-      added = errors::Make(absl::StatusCode::kAlreadyExists, absl::StrCat("a session with handle ", session->handle(),
-                                                 " exists; propose another (graphd-session metadata)"));
+      taken = true;
+      added = HandleTaken(session->handle());
     }
+  }
+  if (taken) {
+    // Not Release(): it frees device memory by handle, which is the other session's.
+    session->MarkClosed();
+    if (own_functions) cache_.EraseOwner(owner);
+    return added;
   }
   if (!added.ok()) {
     Release({std::move(session)});  // its functions (owner) and device memory go

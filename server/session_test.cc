@@ -307,7 +307,10 @@ TEST(SessionManagerTest, AProposedHandleIsAdoptedOnceAndChecked) {
   auto again = manager.Create({}, "", "", 0, false, handle);
   EXPECT_EQ(again.status().code(), absl::StatusCode::kAlreadyExists);
   EXPECT_THAT(again.status().message(), HasSubstr(handle));
-  EXPECT_EQ(manager.size(), 1);  // the refused one is not kept
+  EXPECT_EQ(manager.size(), 1);  // the refused one is not kept, and the first one is untouched
+  CancellationToken token;
+  EXPECT_TRUE((*s)->Run({.feeds = {"x"}, .fetches = {"sq"}}, {Vec({2})}, token).ok());
+  EXPECT_EQ(manager.Get(handle).value().get(), s->get());
   for (const std::string& bad : std::vector<std::string>{"0123456789ABCDEF0123456789ABCDEF", "short", "0123456789abcdef0123456789abcdeg",
                                 std::string(1000, 'a'), std::string("0123456789abcdef0123456789abcde\0", 32)}) {
     auto refused = manager.Create({}, "", "", 0, false, bad);

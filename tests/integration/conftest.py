@@ -76,6 +76,20 @@ class ServerProcess:
         return self.proc.returncode
 
 
+def wait_serving(target, alive, timeout):
+    """Polls the health service at ``target`` until it reports SERVING (True), the
+    process behind it is gone (``alive()`` false) or ``timeout`` seconds pass (False)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and alive():
+        try:
+            if graphd.health(target, timeout=0.5) == "SERVING":
+                return True
+        except graphd.errors.OpError:
+            pass
+        time.sleep(0.05)
+    return False
+
+
 def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3, env=None):
     """Starts graphd on a free loopback port with extra ``flags`` and waits
     until health reports SERVING. Fails the test (with the server's output)
@@ -96,14 +110,8 @@ def start_graphd(flags, log_dir, ready_timeout=READY_TIMEOUT_S, attempts=3, env=
             proc = subprocess.Popen(args, stdout=log, stderr=subprocess.STDOUT,
                                     stdin=subprocess.DEVNULL, env=env)
         server = ServerProcess(proc, target, log_path, args)
-        deadline = time.monotonic() + ready_timeout
-        while time.monotonic() < deadline and server.alive():
-            try:
-                if graphd.health(target, timeout=0.5) == "SERVING":
-                    return server
-            except graphd.errors.OpError:
-                pass
-            time.sleep(0.05)
+        if wait_serving(target, server.alive, ready_timeout):
+            return server
         if server.alive():
             server.stop(timeout=2.0)
             pytest.fail("graphd did not report SERVING within %.0f s: %s\n--- output ---\n%s"

@@ -25,7 +25,7 @@ import pytest
 import graphd
 import graphd.v1 as tf
 from graphd import _rpc
-from conftest import graphd_binary
+from conftest import graphd_binary, wait_serving
 
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 RENDER = os.path.join(REPO, "deploy", "proxy", "render-nginx-conf.sh")
@@ -75,16 +75,10 @@ def _start_proxy(tmp_path, replicas):
     proc = subprocess.Popen([NGINX, "-p", prefix, "-c", str(conf_path), "-g", "daemon off;"],
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     proxy = Proxy(proc, target, prefix)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            pytest.fail("nginx exited: %s\n%s" % (proc.stderr.read().decode(), proxy.error_log()))
-        try:
-            if graphd.health(target, timeout=0.5) == "SERVING":
-                return proxy
-        except graphd.errors.OpError:
-            pass
-        time.sleep(0.05)
+    if wait_serving(target, lambda: proc.poll() is None, 20):
+        return proxy
+    if proc.poll() is not None:
+        pytest.fail("nginx exited: %s\n%s" % (proc.stderr.read().decode(), proxy.error_log()))
     proc.kill()
     pytest.fail("nginx did not pass calls to graphd within 20 s\n" + proxy.error_log())
 
