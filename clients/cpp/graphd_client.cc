@@ -72,7 +72,9 @@ void Client::Prepare(grpc::ClientContext& ctx) const {
 
 void Client::PrepareSession(grpc::ClientContext& ctx, const std::string& handle) const {
   Prepare(ctx);
-  if (!handle.empty()) ctx.AddMetadata(kSessionRouteHeader, handle);
+  // A handle far longer than any real one is no session's: no route (nor a header over
+  // gRPC's metadata limit); the server answers NOT_FOUND.
+  if (!handle.empty() && handle.size() <= 128) ctx.AddMetadata(kSessionRouteHeader, handle);
 }
 
 absl::StatusOr<std::string> Client::Health(const std::string& service) {

@@ -28,11 +28,10 @@ class Connection:
     """A channel to one server plus its SessionService, DiagnosticsService and
     Health stubs. Thread-safe (gRPC channels and stubs are).
 
-    A connection serves one session (graphd.Client, graphd.v1.Session): its
-    SessionService calls, CreateSession included, carry ``graphd-session:
-    <session_handle>``, a random handle drawn here that the server adopts for the
-    session CreateSession makes (a proxy must route CreateSession the same way as
-    the calls after it, before any server has answered)."""
+    SessionService calls carry ``graphd-session: <the request's session_handle>``;
+    CreateSession carries a fresh random handle, which the server adopts for the
+    session it makes (a proxy must route CreateSession the same way as the calls
+    after it, before any server has answered)."""
 
     _metadata = None  # sent with every call: the bearer token, when there is one
 
@@ -48,8 +47,6 @@ class Connection:
         # The tenant's bearer token (graphd --tenants-file): the argument, else $GRAPHD_TOKEN.
         token = token if token is not None else os.environ.get("GRAPHD_TOKEN") or None
         self._metadata = (("authorization", "Bearer " + token),) if token else None
-        self.session_handle = secrets.token_hex(16)  # 32 lowercase hex digits, as the server's
-        self._session_metadata = ((SESSION_ROUTE_HEADER, self.session_handle),)
         self.session_stub = session_pb2_grpc.SessionServiceStub(self.channel)
         self.diagnostics_stub = diagnostics_pb2_grpc.DiagnosticsServiceStub(self.channel)
         self.health_stub = health_pb2_grpc.HealthStub(self.channel)
@@ -75,7 +72,12 @@ class Connection:
 
     def session(self, name, request, timeout=None):
         """Calls SessionService.<name>, routed to this connection's session's replica."""
-        return self.call(getattr(self.session_stub, name), request, timeout, metadata=self._session_metadata)
+        # 32 lowercase hex digits, the form of the server's own handles.
+        handle = secrets.token_hex(16) if name == "CreateSession" else getattr(request, "session_handle", "")
+        # (A handle far longer than any real one is no session's: no route, and no
+        # header over gRPC's metadata limit; the server answers NOT_FOUND.)
+        metadata = ((SESSION_ROUTE_HEADER, handle),) if 0 < len(handle) <= 128 else None
+        return self.call(getattr(self.session_stub, name), request, timeout, metadata=metadata)
 
     def close_session(self, handle, timeout=None):
         """Closes server session ``handle``; one the server already dropped
