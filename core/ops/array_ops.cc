@@ -1,4 +1,5 @@
-// Placeholder, Const, Identity, NoOp, Reshape, Cast.
+// Placeholder, Const, Identity, NoOp, Reshape, Cast; StopGradient (an Identity that
+// gradients do not pass: tf.stop_gradient).
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 
@@ -82,6 +83,7 @@ void RegisterArrayOps(OpRegistry& r) {
   r.Register({.name = "Placeholder", .num_inputs = 0, .infer = InferPlaceholder});
   r.Register({.name = "Const", .num_inputs = 0, .infer = InferConst});
   r.Register({.name = "Identity", .num_inputs = 1, .infer = InferIdentity});
+  r.Register({.name = "StopGradient", .num_inputs = 1, .infer = InferIdentity});
   r.Register({.name = "NoOp", .num_inputs = 0, .infer = nullptr});
   r.Register({.name = "Reshape", .num_inputs = 1, .infer = InferReshape});
   r.Register({.name = "Cast", .num_inputs = 1, .infer = InferCast});

@@ -70,6 +70,7 @@ void RegisterArrayKernels(KernelRegistry& r) {
                    std::get<Tensor>(node.attrs().find("value")->second));
              });
   r.Register("Identity", kCpu, DType::kInvalid, FnKernel::Factory(IdentityFn));
+  r.Register("StopGradient", kCpu, DType::kInvalid, FnKernel::Factory(IdentityFn));
   r.Register("NoOp", kCpu, DType::kInvalid, FnKernel::Factory(Noop));
   // A Placeholder only runs when something depends on it by a control edge; its value
   // comes from the feed.

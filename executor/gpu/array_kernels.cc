@@ -138,7 +138,7 @@ void RegisterGpuArrayKernels(GpuKernelTable& table, const std::shared_ptr<GpuRun
       "Const", {DType::kInvalid}, [runtime](const Node& node) { return ConstKernel::Make(runtime, node); },
       AcceptMovable);
   const std::pair<const char*, ViewKernel::OutShape> views[] = {
-      {"Identity", SameShape}, {"Reshape", ReshapeShape}, {"Squeeze", SqueezeShape}, {"ExpandDims", ExpandDimsShape}};
+      {"Identity", SameShape}, {"StopGradient", SameShape}, {"Reshape", ReshapeShape}, {"Squeeze", SqueezeShape}, {"ExpandDims", ExpandDimsShape}};
   for (const auto& [op, shape_fn] : views) {
     table.Add(
         op, {DType::kInvalid},

@@ -47,7 +47,7 @@ TEST(StringOpsTest, StringLengthBytesAndChars) {
 
 TEST(StringOpsTest, DataMovementOpsCarryStrings) {
   Tensor s = MakeStrings(Shape({2, 2}), {"a", "b", "c", "d"});
-  for (const char* op : {"Identity", "Reshape"}) {
+  for (const char* op : {"Identity", "StopGradient", "Reshape"}) {
     AttrMap attrs;
     if (std::string(op) == "Reshape") attrs["shape"] = IntList{4};
     auto out = RunOp(op, {s}, attrs);
