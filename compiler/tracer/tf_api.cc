@@ -4,6 +4,7 @@
 // (positional or keyword) and adds ops.
 #include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
+#include "compiler/tracer/gradient_tape.h"
 #include "compiler/tracer/tensor_array.h"
 #include "compiler/tracer/tf_args.h"
 #include "compiler/tracer/tf_objects.h"
@@ -75,12 +76,15 @@ std::shared_ptr<Namespace> MakeTfModule() {
   AddArrayFunctions(*tf);
   AddMathFunctions(*tf, *math, *linalg);
   AddNnFunctions(*nn);
-  for (const char* name : {"softmax", "log_softmax"}) math->Set(name, *nn->Find(name));
+  for (const char* name : {"softmax", "log_softmax", "softplus", "softsign"}) math->Set(name, *nn->Find(name));
   AddControlFunctions(*tf, *debugging);
   AddMiscFunctions(*tf, *strings, *random);
   tf->Set("TensorSpec", Fn("TensorSpec", TensorSpec));
   tf->Set("Variable", Fn("Variable", MakeVariable));
   tf->Set("TensorArray", Fn("TensorArray", MakeTensorArray));
+  tf->Set("GradientTape", Fn("GradientTape", MakeGradientTape));
+  tf->Set("gradients", Fn("gradients", Gradients));
+  tf->Set("stop_gradient", Fn("stop_gradient", StopGradient));
   AddFunctionAndAutograph(*tf, *autograph);
   autograph->Set("stack", *tf->Find("stack"));
   return tf;

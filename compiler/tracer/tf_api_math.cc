@@ -66,7 +66,7 @@ Value ReduceFn(const std::string& fn, const std::string& op) {
 }
 
 StatusOr<Value> MatMul(Interpreter& in, CallArgs& call) {
-  Args a("matmul", call, {"a", "b", "transpose_a", "transpose_b", "name"});
+  Args a("matmul", call, {"a", "b", "transpose_a", "transpose_b", "adjoint_a", "adjoint_b", "name"});
   RETURN_IF_ERROR(a.Check());
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
   ASSIGN_OR_RETURN(Value av, a.Get("a"));
@@ -75,7 +75,25 @@ StatusOr<Value> MatMul(Interpreter& in, CallArgs& call) {
   ASSIGN_OR_RETURN(OutputRef y, t->ToTensor(bv, DTypeOf(x)));
   ASSIGN_OR_RETURN(bool ta, a.Flag("transpose_a", false));
   ASSIGN_OR_RETURN(bool tb, a.Flag("transpose_b", false));
-  return t->MatMul(x, y, ta, tb);
+  // For real tensors the adjoint is the transpose.
+  ASSIGN_OR_RETURN(bool adj_a, a.Flag("adjoint_a", false));
+  ASSIGN_OR_RETURN(bool adj_b, a.Flag("adjoint_b", false));
+  if ((ta && adj_a) || (tb && adj_b)) {
+    return PyError("ValueError", "Only one of transpose_a and adjoint_a can be True (and of transpose_b and adjoint_b).");
+  }
+  return t->MatMul(x, y, ta || adj_a, tb || adj_b);
+}
+
+// tf.clip_by_value(t, clip_value_min, clip_value_max): bounds broadcast to t.
+StatusOr<Value> ClipByValue(Interpreter& in, CallArgs& call) {
+  Args a("clip_by_value", call, {"t", "clip_value_min", "clip_value_max", "name"});
+  RETURN_IF_ERROR(a.Check());
+  ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
+  ASSIGN_OR_RETURN(Value x, a.Get("t"));
+  ASSIGN_OR_RETURN(OutputRef xr, t->ToTensor(x));
+  ASSIGN_OR_RETURN(OutputRef lo, t->ToTensor(*a.Get("clip_value_min"), DTypeOf(xr)));
+  ASSIGN_OR_RETURN(OutputRef hi, t->ToTensor(*a.Get("clip_value_max"), DTypeOf(xr)));
+  return t->Op("ClipByValue", {xr, lo, hi}, {}, "clip_by_value");
 }
 
 StatusOr<Value> Cumsum(Interpreter& in, CallArgs& call) {
@@ -173,9 +191,11 @@ void AddMathFunctions(Namespace& tf, Namespace& math, Namespace& linalg) {
       {"abs", "Abs"}, {"negative", "Neg"}, {"sign", "Sign"}, {"exp", "Exp"}, {"log", "Log"}, {"sqrt", "Sqrt"},
       {"rsqrt", "Rsqrt"}, {"square", "Square"}, {"sin", "Sin"}, {"cos", "Cos"}, {"round", "Round"},
       {"floor", "Floor"}, {"ceil", "Ceil"}, {"tanh", "Tanh"}, {"sigmoid", "Sigmoid"},
-      {"logical_not", "LogicalNot"}};
+      {"logical_not", "LogicalNot"}, {"tan", "Tan"}, {"asin", "Asin"}, {"acos", "Acos"}, {"atan", "Atan"},
+      {"sinh", "Sinh"}, {"cosh", "Cosh"}, {"asinh", "Asinh"}, {"acosh", "Acosh"}, {"atanh", "Atanh"}};
   for (const auto& [name, op] : kUnary) both(name, UnaryFn(name, op));
   math.Set("reciprocal", UnaryFn("reciprocal", "Reciprocal"));
+  math.Set("erf", UnaryFn("erf", "Erf"));
   tf.Set("identity", UnaryFn("identity", "Identity", "input"));
   const std::pair<const char*, const char*> kReduce[] = {
       {"reduce_sum", "Sum"}, {"reduce_mean", "Mean"}, {"reduce_max", "Max"}, {"reduce_min", "Min"},
@@ -184,6 +204,7 @@ void AddMathFunctions(Namespace& tf, Namespace& math, Namespace& linalg) {
   tf.Set("matmul", Fn("matmul", MatMul));
   linalg.Set("matmul", Fn("matmul", MatMul));
   both("cumsum", Fn("cumsum", Cumsum));
+  tf.Set("clip_by_value", Fn("clip_by_value", ClipByValue));
   both("argmax", ArgFn("argmax", "ArgMax"));
   both("argmin", ArgFn("argmin", "ArgMin"));
   both("add_n", Fn("add_n", AddN));

@@ -20,6 +20,20 @@ Value Activation(const std::string& fn, const std::string& op, const std::string
   });
 }
 
+// leaky_relu(features, alpha=0.2).
+StatusOr<Value> LeakyRelu(Interpreter& in, CallArgs& call) {
+  Args a("leaky_relu", call, {"features", "alpha", "name"});
+  RETURN_IF_ERROR(a.Check());
+  ASSIGN_OR_RETURN(Tracer * t, TracerOf(in));
+  ASSIGN_OR_RETURN(Value x, a.Get("features"));
+  ASSIGN_OR_RETURN(OutputRef xr, t->ToTensor(x));
+  double alpha = 0.2;
+  if (a.Has("alpha")) {
+    ASSIGN_OR_RETURN(alpha, StaticNumber(*a.Get("alpha"), "leaky_relu() alpha"));
+  }
+  return t->Op("LeakyRelu", {xr}, {{"alpha", static_cast<float>(alpha)}}, "LeakyRelu");
+}
+
 StatusOr<Value> Gelu(Interpreter& in, CallArgs& call) {
   Args a("gelu", call, {"features", "approximate", "name"});
   RETURN_IF_ERROR(a.Check());
@@ -190,6 +204,10 @@ void AddNnFunctions(Namespace& nn) {
   nn.Set("sigmoid", Activation("sigmoid", "Sigmoid", "x"));
   nn.Set("tanh", Activation("tanh", "Tanh", "x"));
   nn.Set("gelu", Fn("gelu", Gelu));
+  nn.Set("elu", Activation("elu", "Elu", "features"));
+  nn.Set("softplus", Activation("softplus", "Softplus", "features"));
+  nn.Set("softsign", Activation("softsign", "Softsign", "features"));
+  nn.Set("leaky_relu", Fn("leaky_relu", LeakyRelu));
   nn.Set("softmax", SoftmaxFn("softmax", "Softmax"));
   nn.Set("log_softmax", SoftmaxFn("log_softmax", "LogSoftmax"));
   nn.Set("bias_add", Fn("bias_add", BiasAdd));

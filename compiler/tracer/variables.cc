@@ -51,6 +51,7 @@ StatusOr<Value> VariableObj::GetAttr(Interpreter& interp, const std::string& nam
     return Value::Obj(std::make_shared<BuiltinObj>(name, [self](Interpreter& in, CallArgs&) { return self->AsTensor(in); }));
   }
   if (name == "dtype") return DTypeObj::Make(dtype_);
+  if (name == "trainable") return Value::Bool(trainable_);
   if (name == "name") return Value::Str(display_name_ + ":0");
   if (name == "shape") {
     if (!shape_.known_rank()) return Value::None();
@@ -64,15 +65,19 @@ StatusOr<Value> VariableObj::GetAttr(Interpreter& interp, const std::string& nam
 }
 
 StatusOr<Value> MakeVariable(Interpreter& interp, CallArgs& call) {
-  Value initial, name = Value::None(), dtype_v = Value::None();
+  Value initial, name = Value::None(), dtype_v = Value::None(), trainable = Value::Bool(true);
   if (!call.args.empty()) initial = call.args[0];
   for (const auto& [k, v] : call.kwargs) {
     if (k == "initial_value") initial = v;
     else if (k == "name") name = v;
     else if (k == "dtype") dtype_v = v;
-    else if (k != "trainable" && k != "shape") return PyError("TypeError", "Variable() got an unexpected keyword argument '" + k + "'");
+    else if (k == "trainable") trainable = v;
+    else if (k != "shape") return PyError("TypeError", "Variable() got an unexpected keyword argument '" + k + "'");
   }
-  if (call.args.size() > 1 && call.args[1].is(K::kBool)) {}  // trainable, positional
+  if (call.args.size() > 1) trainable = call.args[1];  // Variable(initial_value, trainable, ...)
+  if (!trainable.is_none() && !trainable.is_int_like()) {
+    return PyError("TypeError", "Variable() trainable must be a bool, got " + trainable.TypeName());
+  }
   if (initial.is_none() && call.args.empty()) return PyError("ValueError", "initial_value must be specified.");
   ASSIGN_OR_RETURN(Tracer * t, TracerOf(interp));
   if (!t->variable_creation_allowed()) {
@@ -89,6 +94,7 @@ StatusOr<Value> MakeVariable(Interpreter& interp, CallArgs& call) {
   const TensorType& type = init.node->output(init.index);
   std::string display = name.is(K::kStr) ? name.as_str() : "Variable";
   auto var = std::make_shared<VariableObj>(interp.NewVariableStoreName(display), display, type.dtype, type.shape);
+  var->set_trainable(trainable.is_none() || trainable.as_int() != 0);
   AttrMap attrs = {{"var_name", var->store_name()}, {"dtype", type.dtype}, {"shape", type.shape},
                    {"only_if_uninitialized", true}};
   RETURN_IF_ERROR(t->Op("AssignVariableOp", {init}, attrs, "Variable/Assign", /*stateful=*/true).status());

@@ -26,6 +26,9 @@ class VariableObj : public Object {
   StatusOr<Value> AsTensor(Interpreter& interp) override;
 
   const std::string& store_name() const { return store_name_; }
+  // tf.Variable(trainable=...): whether tapes watch it when it is read.
+  bool trainable() const { return trainable_; }
+  void set_trainable(bool t) { trainable_ = t; }
   DType dtype() const { return dtype_; }
   const PartialShape& shape() const { return shape_; }
 
@@ -35,6 +38,7 @@ class VariableObj : public Object {
   std::string store_name_, display_name_;
   DType dtype_;
   PartialShape shape_;
+  bool trainable_ = true;
 };
 
 // tf.Variable(initial_value, trainable=True, name=None, dtype=None, shape=None).
