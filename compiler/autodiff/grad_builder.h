@@ -37,9 +37,13 @@ class GraphSink : public NodeSink {
   int count_ = 0;
 };
 
+struct GradEnv;
+
 class GradBuilder {
  public:
-  explicit GradBuilder(NodeSink& sink) : sink_(sink) {}
+  // `env` (may be null) serves the gradients of If and While; it must outlive the builder.
+  explicit GradBuilder(NodeSink& sink, GradEnv* env = nullptr) : sink_(sink), env_(env) {}
+  GradEnv* env() const { return env_; }
 
   // Output 0 of a new node.
   StatusOr<OutputRef> Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs = {});
@@ -68,6 +72,7 @@ class GradBuilder {
 
  private:
   NodeSink& sink_;
+  GradEnv* env_;
 };
 
 inline const TensorType& TypeOf(OutputRef r) { return r.node->output(r.index); }

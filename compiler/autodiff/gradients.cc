@@ -15,6 +15,7 @@ const GradRegistry& GradRegistry::Global() {
     RegisterMathGrads(*r);
     RegisterNnGrads(*r);
     RegisterArrayGrads(*r);
+    RegisterControlFlowGrads(*r);
     return r;
   }();
   return *registry;

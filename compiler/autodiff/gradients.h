@@ -18,10 +18,12 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "compiler/autodiff/grad_builder.h"
+#include "core/graph/function.h"
 
 namespace graphd::compiler::autodiff {
 
@@ -52,6 +54,29 @@ class GradRegistry {
 void RegisterMathGrads(GradRegistry& r);
 void RegisterNnGrads(GradRegistry& r);
 void RegisterArrayGrads(GradRegistry& r);
+void RegisterControlFlowGrads(GradRegistry& r);
+
+// What the gradients of If and While need from the caller. Their bodies are
+// differentiated by recomputing them (a branch once more; a loop forward once more,
+// keeping each iteration's state, then backward), so they must be free of side
+// effects (assignments, prints, stateful random ops): an error says so otherwise.
+struct GradEnv {
+  // The body as traced, before the compile passes (fusion makes ops that have no
+  // gradient); null: bodies are used as they are.
+  std::function<FunctionRef(const FunctionRef&)> raw_body;
+  // Makes a gradient body into a Function (the caller's passes); null: MakeFunction.
+  std::function<StatusOr<FunctionRef>(std::string name, std::unique_ptr<Graph> graph, std::vector<const Node*> args,
+                                      std::vector<OutputRef> results)>
+      finish_body;
+  // Variables (var_name) whose reads inside bodies are sources.
+  std::set<std::string> variables;
+  // Out: for each such variable, the gradients its reads inside bodies received.
+  std::map<std::string, std::vector<OutputRef>> variable_grads;
+
+  FunctionRef Raw(const FunctionRef& fn) const { return raw_body ? raw_body(fn) : fn; }
+  // A copy for a nested body: the same hooks and variables, no gradients yet.
+  GradEnv Child() const { return GradEnv{raw_body, finish_body, variables, {}}; }
+};
 
 struct GradientRequest {
   std::vector<OutputRef> targets;

@@ -39,6 +39,7 @@ struct Differentiation {
   autodiff::GradientRequest request;
   std::vector<Value> source_leaves;
   std::vector<std::vector<int>> leaf_sources;  // per leaf: indices into request.sources
+  std::vector<std::string> leaf_variable;      // per leaf: the variable's var_name, or ""
 };
 
 StatusOr<std::vector<OutputRef>> TensorLeaves(Interpreter& interp, Tracer& t, const Value& v, const std::string& what) {
@@ -57,7 +58,20 @@ StatusOr<std::vector<OutputRef>> TensorLeaves(Interpreter& interp, Tracer& t, co
 StatusOr<Value> Finish(Interpreter& interp, Tracer& t, Differentiation& d, const Value& sources,
                        bool unconnected_zero) {
   ScopeSink sink(t.scope(), t.NameScopePrefix() + "gradient_tape/", interp.current_range());
-  autodiff::GradBuilder b(sink);
+  GraphScope* scope = &t.scope();
+  autodiff::GradEnv env;
+  env.raw_body = [scope](const FunctionRef& f) {
+    FunctionRef raw = scope->RawBody(*f);
+    return raw != nullptr ? raw : f;
+  };
+  env.finish_body = [scope](std::string name, std::unique_ptr<Graph> graph, std::vector<const Node*> args,
+                            std::vector<OutputRef> results) {
+    return scope->FinishBody(std::move(name), std::move(graph), std::move(args), std::move(results));
+  };
+  for (const std::string& v : d.leaf_variable) {
+    if (!v.empty()) env.variables.insert(v);
+  }
+  autodiff::GradBuilder b(sink, &env);
   auto grads = autodiff::AddGradients(b, t.scope().graph(), d.request);
   if (!grads.ok()) {
     // TensorFlow raises LookupError for an op without a gradient.
@@ -70,8 +84,13 @@ StatusOr<Value> Finish(Interpreter& interp, Tracer& t, Differentiation& d, const
   std::vector<Value> results;
   for (size_t leaf = 0; leaf < d.source_leaves.size(); ++leaf) {
     std::optional<OutputRef> sum;
-    for (int i : d.leaf_sources[leaf]) {
-      const std::optional<OutputRef>& g = (*grads)[i];
+    std::vector<std::optional<OutputRef>> parts;
+    for (int i : d.leaf_sources[leaf]) parts.push_back((*grads)[i]);
+    if (!d.leaf_variable[leaf].empty()) {
+      // Reads inside If and While bodies.
+      for (const OutputRef& g : env.variable_grads[d.leaf_variable[leaf]]) parts.push_back(g);
+    }
+    for (const std::optional<OutputRef>& g : parts) {
       if (!g.has_value()) continue;
       if (sum.has_value()) {
         ASSIGN_OR_RETURN(sum, b.Add(*sum, *g));
@@ -256,7 +275,9 @@ class GradientTapeObj : public Object {
     const Graph& graph = scope->graph();
     for (const Value& leaf : d.source_leaves) {
       std::vector<int> refs;
+      std::string var_name;
       if (auto var = leaf.object_as<VariableObj>()) {
+        if (Watches(*var)) var_name = var->store_name();
         for (int id = 0; Watches(*var) && id < graph.num_nodes(); ++id) {
           const Node& n = *graph.node(id);
           if (Recorded(n) && n.op_name() == "ReadVariableOp" &&
@@ -276,6 +297,7 @@ class GradientTapeObj : public Object {
         return PyError("ValueError", "gradient() sources must be tensors or variables, got " + leaf.TypeName());
       }
       d.leaf_sources.push_back(std::move(refs));
+      d.leaf_variable.push_back(var_name);
     }
     d.request.recorded = [this](const Node& n) { return Recorded(n); };
     used_ = true;
@@ -345,7 +367,9 @@ StatusOr<Value> Gradients(Interpreter& interp, CallArgs& call) {
   const Graph& graph = t->scope().graph();
   for (const Value& leaf : d.source_leaves) {
     std::vector<int> refs;
+    std::string var_name;
     if (auto var = leaf.object_as<VariableObj>()) {
+      var_name = var->store_name();
       for (int id = 0; id < graph.num_nodes(); ++id) {
         const Node& n = *graph.node(id);
         if (n.op_name() == "ReadVariableOp" && AttrOr<std::string>(n, "var_name", "") == var->store_name()) {
@@ -359,6 +383,7 @@ StatusOr<Value> Gradients(Interpreter& interp, CallArgs& call) {
       d.request.sources.push_back(r);
     }
     d.leaf_sources.push_back(std::move(refs));
+    d.leaf_variable.push_back(var_name);
   }
   // tf.gradients returns a list even for one source.
   Value list_like = xs.is(K::kList) || xs.is(K::kTuple) ? xs : Value::List({xs});

@@ -20,7 +20,8 @@ GraphScope::GraphScope(GraphScope* parent, std::string name)
       serial_(next_serial.fetch_add(1, std::memory_order_relaxed)),
       name_(std::move(name)),
       graph_(std::make_unique<Graph>()),
-      passes_(parent != nullptr ? parent->passes_ : nullptr) {}
+      passes_(parent != nullptr ? parent->passes_ : nullptr),
+      raw_bodies_(parent != nullptr ? parent->raw_bodies_ : std::make_shared<RawBodies>()) {}
 
 std::string GraphScope::UniqueName(const std::string& base) {
   std::string clean = base.empty() ? "op" : base;
@@ -99,9 +100,53 @@ StatusOr<FunctionRef> GraphScope::Finish(std::vector<OutputRef> results) {
   return Finish(ArgsInOrder(), std::move(results));
 }
 
+namespace {
+
+// A copy of `graph` as a Function with the copies of `args` and `results`.
+StatusOr<FunctionRef> CopyAsFunction(const std::string& name, const Graph& graph, const std::vector<const Node*>& args,
+                                     const std::vector<OutputRef>& results) {
+  auto copy = std::make_unique<Graph>(graph.ops());
+  std::vector<const Node*> map(graph.num_nodes(), nullptr);
+  for (int id = 0; id < graph.num_nodes(); ++id) {
+    const Node& n = *graph.node(id);
+    NodeSpec spec{.name = n.name(), .op = n.op_name(), .attrs = n.attrs(), .device = n.device(), .range = n.range()};
+    for (const OutputRef& in : n.inputs()) spec.inputs.push_back({map[in.node->id()], in.index});
+    for (const Node* c : n.control_inputs()) spec.control_inputs.push_back(map[c->id()]);
+    ASSIGN_OR_RETURN(map[id], copy->AddNode(std::move(spec)));
+  }
+  std::vector<const Node*> copy_args;
+  for (const Node* a : args) copy_args.push_back(map[a->id()]);
+  std::vector<OutputRef> copy_results;
+  for (const OutputRef& r : results) copy_results.push_back({map[r.node->id()], r.index});
+  return MakeFunction(name, std::move(copy), std::move(copy_args), std::move(copy_results));
+}
+
+}  // namespace
+
 StatusOr<FunctionRef> GraphScope::Finish(std::vector<const Node*> args, std::vector<OutputRef> results) {
   if (passes_ == nullptr) return MakeFunction(name_, std::move(graph_), std::move(args), std::move(results));
+  // Branches and loop bodies keep a copy as traced, for gradients.
+  FunctionRef raw;
+  if (parent_ != nullptr) {
+    ASSIGN_OR_RETURN(raw, CopyAsFunction(name_, *graph_, args, results));
+  }
   passes::FunctionBody body{.name = name_, .graph = std::move(graph_), .args = std::move(args),
+                            .results = std::move(results)};
+  RETURN_IF_ERROR(passes_->Run(body).status());
+  ASSIGN_OR_RETURN(FunctionRef fn, std::move(body).ToFunction());
+  if (raw != nullptr) (*raw_bodies_)[fn.get()] = raw;
+  return fn;
+}
+
+FunctionRef GraphScope::RawBody(const Function& fn) const {
+  auto it = raw_bodies_->find(&fn);
+  return it != raw_bodies_->end() ? it->second : nullptr;
+}
+
+StatusOr<FunctionRef> GraphScope::FinishBody(std::string name, std::unique_ptr<Graph> graph,
+                                             std::vector<const Node*> args, std::vector<OutputRef> results) const {
+  if (passes_ == nullptr) return MakeFunction(std::move(name), std::move(graph), std::move(args), std::move(results));
+  passes::FunctionBody body{.name = std::move(name), .graph = std::move(graph), .args = std::move(args),
                             .results = std::move(results)};
   RETURN_IF_ERROR(passes_->Run(body).status());
   return std::move(body).ToFunction();

@@ -64,7 +64,20 @@ class GraphScope {
 
   std::string UniqueName(const std::string& base);
 
+  // The body `fn` as traced, before the passes ran on it (a body finished in this
+  // scope or any scope of the same trace), or `fn` itself when unknown. Gradients
+  // differentiate these: fusion makes ops that have none.
+  FunctionRef RawBody(const Function& fn) const;
+  // A body built outside the tracer (a gradient body) through this scope's passes.
+  StatusOr<FunctionRef> FinishBody(std::string name, std::unique_ptr<Graph> graph, std::vector<const Node*> args,
+                                   std::vector<OutputRef> results) const;
+
  private:
+  // The raw copies of the bodies a trace finished, keyed by the finished Function;
+  // shared by every scope of one trace.
+  using RawBodies = absl::flat_hash_map<const Function*, FunctionRef>;
+  std::shared_ptr<RawBodies> raw_bodies_;
+
   GraphScope* parent_;
   uint64_t serial_;
   std::string name_;

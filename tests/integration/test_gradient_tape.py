@@ -94,3 +94,134 @@ def test_non_persistent_tape_used_twice_is_a_runtime_error(mod):
 
 def test_unwatched_tensor_gives_none(mod):
     assert bool(mod.unwatched(np.float32(1.0)))
+
+
+FLOW = '''
+import tensorflow as tf
+
+w = tf.Variable(1.5)
+
+@tf.function
+def through_if(x):
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    if tf.reduce_sum(x) > 0:
+      y = x * x * w
+    else:
+      y = tf.sin(x) + w
+  return tape.gradient(y, [x, w])
+
+@tf.function
+def through_while(x, n):
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x
+    i = 0
+    while i < n:
+      y = y * x + w
+      i += 1
+  return tape.gradient(y, [x, w])
+
+@tf.function
+def through_for_range(x, n):
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    acc = tf.zeros_like(x)
+    for i in tf.range(n):
+      acc = acc + tf.sin(x * tf.cast(i + 1, tf.float32)) * w
+    total = tf.reduce_sum(acc)
+  return tape.gradient(total, [x, w])
+
+@tf.function
+def target_outside_tape(x):
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x * x
+  return tape.gradient(y * 2.0, x) is None
+
+@tf.function
+def if_inside_loop(x, n):
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x
+    for i in tf.range(n):
+      if i % 2 == 0:
+        y = y * x
+      else:
+        y = y + x * w
+  return tape.gradient(y, [x, w])
+
+@tf.function
+def loop_with_side_effect(x):
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    y = x
+    for i in tf.range(3):
+      w.assign_add(1.0)
+      y = y * x
+  return tape.gradient(y, x)
+'''
+
+
+@pytest.fixture
+def flow(client):
+    return client.load_module(FLOW, filename="flow.py")
+
+
+def test_gradient_through_staged_if(flow):
+    x = np.array([1.0, 2.0], np.float32)
+    gx, gw = flow.through_if(x)
+    np.testing.assert_allclose(gx, 2 * x * 1.5, rtol=1e-6)
+    np.testing.assert_allclose(gw, np.sum(x * x), rtol=1e-6)
+    x = np.array([-1.0, -2.0], np.float32)
+    gx, gw = flow.through_if(x)
+    np.testing.assert_allclose(gx, np.cos(x), rtol=1e-6)
+    np.testing.assert_allclose(gw, 2.0, rtol=1e-6)
+
+
+def reference_while(x, n, w=1.5):
+    # y_{k+1} = y_k * x + w, y_0 = x: forward-mode by hand.
+    y, dy_dx, dy_dw = x, 1.0, 0.0
+    for _ in range(n):
+        y, dy_dx, dy_dw = y * x + w, dy_dx * x + y, dy_dw * x + 1.0
+    return dy_dx, dy_dw
+
+
+@pytest.mark.parametrize("n", [0, 1, 4])
+def test_gradient_through_while_with_dynamic_trip_count(flow, n):
+    gx, gw = flow.through_while(np.float32(0.7), np.int32(n))
+    ex, ew = reference_while(0.7, n)
+    assert float(gx) == pytest.approx(ex, rel=1e-5)
+    assert (gw is None and n == 0) or float(gw) == pytest.approx(ew, rel=1e-5, abs=1e-6)
+
+
+def test_gradient_through_for_over_tf_range(flow):
+    x = np.array([0.3, -0.2, 0.5], np.float32)
+    gx, gw = flow.through_for_range(x, np.int32(3))
+    k = np.arange(1, 4, dtype=np.float32)[:, None]
+    np.testing.assert_allclose(gx, np.sum(np.cos(x * k) * k * 1.5, axis=0), rtol=1e-5)
+    np.testing.assert_allclose(gw, np.sum(np.sin(x * k)), rtol=1e-5)
+
+
+def test_target_computed_outside_the_tape_gives_none(flow):
+    assert bool(flow.target_outside_tape(np.float32(1.0)))
+
+
+def test_gradient_through_if_inside_a_loop(flow):
+    x, n = 1.3, 4
+    gx, gw = flow.if_inside_loop(np.float32(x), np.int32(n))
+    y, dx, dw = x, 1.0, 0.0
+    for i in range(n):
+        if i % 2 == 0:
+            y, dx, dw = y * x, dx * x + y, dw * x
+        else:
+            y, dx, dw = y + x * 1.5, dx + 1.5, dw + x
+    assert float(gx) == pytest.approx(dx, rel=1e-5)
+    assert float(gw) == pytest.approx(dw, rel=1e-5)
+
+
+def test_loop_with_side_effects_is_refused_not_recomputed(flow):
+    with pytest.raises(NotImplementedError) as info:
+        flow.loop_with_side_effect(np.float32(2.0))
+    assert "free of side effects" in str(info.value)
+    assert "AssignAddVariableOp" in str(info.value)
