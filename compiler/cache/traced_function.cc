@@ -37,7 +37,10 @@ StatusOr<std::shared_ptr<CompiledFunction>> CompileTrace(tracer::ModuleRuntime& 
   if (std::vector<std::string> inits = Initializers(*cf.function->graph); !inits.empty()) {
     std::vector<std::string> feeds;
     for (const Node* arg : cf.function->args) feeds.push_back(arg->name() + ":0");
-    ASSIGN_OR_RETURN(ExecutionSpec init_spec, Prune(*cf.function->graph, feeds, {}, inits));
+    // Data dependencies only: an initialiser made after an update in program order
+    // (an optimizer's slot created after the first variable's step) must not run it.
+    // The initialisers run in program order, so one may read another's variable.
+    ASSIGN_OR_RETURN(ExecutionSpec init_spec, Prune(*cf.function->graph, feeds, {}, inits, /*follow_control=*/false));
     ASSIGN_OR_RETURN(init_plan, PlanOnly(init_spec, target));
     traced->first_trace = std::move(cf);  // owns the init plan's nodes
     ASSIGN_OR_RETURN(cf, runtime.Trace(function, args, &token, /*allow_variable_creation=*/false));

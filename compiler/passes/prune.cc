@@ -40,7 +40,7 @@ Status UnfedPlaceholder(const Node& node) {
 
 StatusOr<ExecutionSpec> Prune(const Graph& graph, std::span<const std::string> feeds,
                               std::span<const std::string> fetches,
-                              std::span<const std::string> targets) {
+                              std::span<const std::string> targets, bool follow_control) {
   ExecutionSpec spec;
   absl::flat_hash_set<OutputRef> fed;
   for (const std::string& name : feeds) {
@@ -76,6 +76,7 @@ StatusOr<ExecutionSpec> Prune(const Graph& graph, std::span<const std::string> f
       if (node->op().IsRefInput(i) || fed.contains(in)) continue;
       stack.push_back(in.node);
     }
+    if (!follow_control) continue;
     for (const Node* c : node->control_inputs()) stack.push_back(c);
   }
   // Graph ids are a topological order.

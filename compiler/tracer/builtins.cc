@@ -295,7 +295,7 @@ bool IsInstance(const Value& v, const Value& type) {
     }
     if (auto cls = type.object_as<ClassObj>()) {
       auto inst = v.object_as<InstanceObj>();
-      return inst && inst->cls() == cls;
+      return inst && inst->cls()->IsSubclassOf(*cls);
     }
     return false;
   }
@@ -373,6 +373,42 @@ std::shared_ptr<Namespace> MakeBuiltins() {
   b->Set("isinstance", Fn("isinstance", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
     RETURN_IF_ERROR(Count(a, 2, 2, "isinstance"));
     return Value::Bool(IsInstance(a.args[0], a.args[1]));
+  }));
+  b->Set("callable", Fn("callable", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
+    RETURN_IF_ERROR(Count(a, 1, 1, "callable"));
+    const Value& v = a.args[0];
+    if (!v.is(K::kObject)) return Value::Bool(false);
+    if (v.object_as<FunctionObj>() || v.object_as<BuiltinObj>() || v.object_as<BoundMethod>() ||
+        v.object_as<ClassObj>()) {
+      return Value::Bool(true);
+    }
+    if (auto inst = v.object_as<InstanceObj>()) return Value::Bool(inst->cls()->Lookup("__call__") != nullptr);
+    return Value::Bool(false);
+  }));
+  b->Set("issubclass", Fn("issubclass", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
+    RETURN_IF_ERROR(Count(a, 2, 2, "issubclass"));
+    auto c = a.args[0].object_as<ClassObj>();
+    auto base = a.args[1].object_as<ClassObj>();
+    if (c == nullptr || base == nullptr) return PyError("TypeError", "issubclass() arguments must be classes");
+    return Value::Bool(c->IsSubclassOf(*base));
+  }));
+  // super() in a method (its class and self), or super(cls, self).
+  b->Set("super", Fn("super", [](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
+    RETURN_IF_ERROR(Count(a, 0, 2, "super"));
+    if (a.args.size() == 2) {
+      auto cls = a.args[0].object_as<ClassObj>();
+      if (cls == nullptr) return PyError("TypeError", "super() argument 1 must be a class");
+      return Value::Obj(std::make_shared<SuperObj>(a.args[1], cls));
+    }
+    if (!a.args.empty()) return PyError("TypeError", "super() takes no arguments or two");
+    if (in.method_frames().empty()) return PyError("RuntimeError", "super(): no arguments");
+    const auto& frame = in.method_frames().back();
+    return Value::Obj(std::make_shared<SuperObj>(frame.self, frame.cls));
+  }));
+  // property(fget): read-only computed attributes (@property).
+  b->Set("property", Fn("property", [](Interpreter&, CallArgs& a) -> StatusOr<Value> {
+    RETURN_IF_ERROR(Count(a, 1, 1, "property"));
+    return Value::Obj(std::make_shared<PropertyObj>(a.args[0]));
   }));
   b->Set("hasattr", Fn("hasattr", [](Interpreter& in, CallArgs& a) -> StatusOr<Value> {
     RETURN_IF_ERROR(Count(a, 2, 2, "hasattr"));

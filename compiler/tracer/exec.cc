@@ -316,18 +316,31 @@ Status Evaluator::ExecClassDef(const ast::ClassDef& def) {
       return Store(def.name, cls);
     }
   }
+  // Bases: user classes and tf.Module (a ClassObj too); `object` adds nothing.
+  std::vector<std::shared_ptr<ClassObj>> bases;
   for (const auto& base : def.bases) {
-    auto* n = base->As<ast::Name>();
-    if (n == nullptr || n->id != "object") {
-      return errors::WithLocation(PyError("NotImplementedError", "graphd classes cannot have base classes"),
-                                  base->range);
+    if (auto* n = base->As<ast::Name>(); n != nullptr && n->id == "object") continue;
+    ASSIGN_OR_RETURN(Value b, Eval(*base));
+    auto cls = b.object_as<ClassObj>();
+    if (cls == nullptr) {
+      return errors::WithLocation(
+          PyError("TypeError", "graphd classes can derive from classes defined in the module and from tf.Module, "
+                               "not from " + b.TypeName()),
+          base->range);
     }
+    bases.push_back(std::move(cls));
   }
   auto ns = std::make_shared<Namespace>(def.name);
   Evaluator body(interp_, scope_, globals_, ns);
   ASSIGN_OR_RETURN(Flow flow, body.ExecBody(def.body));
   (void)flow;
-  auto class_obj = std::make_shared<ClassObj>(def.name, ns);
+  auto class_obj = std::make_shared<ClassObj>(def.name, ns, std::move(bases));
+  for (const auto& [name, value] : ns->attrs()) {
+    if (auto fn = value.object_as<FunctionObj>()) fn->owner = class_obj;
+    if (auto prop = value.object_as<PropertyObj>()) {
+      if (auto getter = prop->getter.object_as<FunctionObj>()) getter->owner = class_obj;
+    }
+  }
   if (ContainerRegistry* r = CurrentContainerRegistry()) r->Add(class_obj);
   Value cls = Value::Obj(std::move(class_obj));
   for (auto it = def.decorator_list.rbegin(); it != def.decorator_list.rend(); ++it) {

@@ -111,9 +111,11 @@ const ScopeInfo& Interpreter::InfoFor(const void* node, const ast::Arguments& pa
   return *slot;
 }
 
-Status Interpreter::ExecModule(const ast::Module& module) {
+Status Interpreter::ExecModule(const ast::Module& module) { return ExecModule(module, globals_); }
+
+Status Interpreter::ExecModule(const ast::Module& module, const std::shared_ptr<Namespace>& globals) {
   ScopedContainerRegistry registry(&containers_);
-  Evaluator eval(*this, nullptr, globals_);
+  Evaluator eval(*this, nullptr, globals);
   ASSIGN_OR_RETURN(Evaluator::Flow flow, eval.ExecBody(module.body));
   if (flow != Evaluator::Flow::kNormal) return PyError("SyntaxError", "'return', 'break' or 'continue' outside a function or loop");
   return absl::OkStatus();

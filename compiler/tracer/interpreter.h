@@ -89,6 +89,8 @@ class Interpreter {
 
   // Runs a module's (converted) top-level statements in `globals`.
   Status ExecModule(const ast::Module& module);
+  // The same in another namespace (the prelude's).
+  Status ExecModule(const ast::Module& module, const std::shared_ptr<Namespace>& globals);
 
   // Calls any callable value.
   StatusOr<Value> Call(const Value& callee, CallArgs args);
@@ -123,6 +125,13 @@ class Interpreter {
   const ScopeInfo& InfoFor(const void* node, const ast::Arguments& params, const ast::Body* body,
                            const ast::Expr* lambda_body);
 
+  // The methods running, innermost last (their class and self), for super().
+  struct MethodFrame {
+    std::shared_ptr<ClassObj> cls;
+    Value self;
+  };
+  std::vector<MethodFrame>& method_frames() { return method_frames_; }
+
   // Runs a user function's body in a fresh activation (FunctionObj::Call binds
   // arguments into `scope` first).
   StatusOr<Value> RunBody(FunctionObj& fn, std::shared_ptr<Scope> scope);
@@ -154,6 +163,7 @@ class Interpreter {
   std::vector<std::weak_ptr<FunctionObj>> functions_;  // made here (expired ones pruned)
   std::string variable_prefix_;
   int64_t variables_named_ = 0;
+  std::vector<MethodFrame> method_frames_;
 };
 
 }  // namespace graphd::compiler::tracer

@@ -1,10 +1,12 @@
 #include "compiler/tracer/module.h"
 
+#include "absl/strings/str_cat.h"
 #include "compiler/autograph/converter.h"
 #include "compiler/frontend/parser.h"
 #include "compiler/tracer/builtins.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/namedtuple.h"
+#include "compiler/tracer/prelude.h"
 #include "compiler/tracer/tracer.h"
 
 namespace graphd::compiler::tracer {
@@ -14,6 +16,15 @@ StatusOr<std::unique_ptr<ModuleRuntime>> ModuleRuntime::Parse(const std::string&
   auto m = std::unique_ptr<ModuleRuntime>(new ModuleRuntime());
   ASSIGN_OR_RETURN(ast::Module parsed, ParseModule(std::make_shared<SourceFile>(filename, source)));
   m->module_ = std::make_shared<ast::Module>(autograph::ConvertModule(parsed));
+  // The prelude is parsed and converted once per process and shared (ASTs are immutable).
+  static const auto* prelude = [] {
+    auto p = ParseModule(std::make_shared<SourceFile>("<graphd prelude>", PreludeSource()));
+    return new StatusOr<std::shared_ptr<const ast::Module>>(
+        p.ok() ? StatusOr<std::shared_ptr<const ast::Module>>(std::make_shared<ast::Module>(autograph::ConvertModule(*p)))
+               : StatusOr<std::shared_ptr<const ast::Module>>(p.status()));
+  }();
+  if (!prelude->ok()) return errors::Internal(absl::StrCat("the prelude does not parse: ", prelude->status().message()));
+  m->prelude_ = **prelude;
   m->globals_ = std::make_shared<Namespace>("__main__");
   m->globals_->Set("__name__", Value::Str("__main__"));
   m->globals_->Set("ag__", Value::Obj(MakeStagingRuntime()));
@@ -38,7 +49,11 @@ Status ModuleRuntime::Run(const CancellationToken* token, EagerRunner* eager) {
   eager_tracer.set_eager(eager);
   interp_->set_cancellation(token);
   if (eager != nullptr) interp_->set_tensor_hooks(&eager_tracer);
-  Status status = interp_->ExecModule(*module_);
+  auto prelude_globals = std::make_shared<Namespace>("<graphd prelude>");
+  prelude_globals->Set("__name__", Value::Str("graphd_prelude"));
+  prelude_globals->Set("ag__", *globals_->Find("ag__"));
+  Status status = interp_->ExecModule(*prelude_, prelude_globals);
+  if (status.ok()) status = interp_->ExecModule(*module_);
   interp_->set_tensor_hooks(nullptr);
   interp_->set_cancellation(nullptr);
   load_stdout_ = interp_->out();

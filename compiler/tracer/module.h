@@ -72,6 +72,7 @@ class ModuleRuntime {
 
  private:
   std::shared_ptr<ast::Module> module_;
+  std::shared_ptr<const ast::Module> prelude_;
   std::shared_ptr<Namespace> globals_;
   std::unique_ptr<Interpreter> interp_;
   std::string load_stdout_;

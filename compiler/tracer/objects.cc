@@ -102,7 +102,12 @@ StatusOr<Value> FunctionObj::Call(Interpreter& interp, CallArgs& call) {
     bind(k, it->second);
   }
   if (this->params->kwarg) bind(this->params->kwarg->name, kwargs);
+  // A method: super() inside it needs its class and self.
+  std::shared_ptr<ClassObj> cls = owner.lock();
+  const bool method = cls != nullptr && !call.args.empty();
+  if (method) interp.method_frames().push_back({cls, call.args[0]});
   auto result = interp.RunBody(*this, std::move(scope));
+  if (method) interp.method_frames().pop_back();
   if (!result.ok() && lambda_body == nullptr && def != nullptr) {
     // One traceback frame per user function the error passed through: the call site.
     return errors::WithLocation(result.status(), call.site);
@@ -127,7 +132,7 @@ StatusOr<Value> ClassObj::Call(Interpreter& interp, CallArgs& args) {
   auto instance = std::make_shared<InstanceObj>(std::static_pointer_cast<ClassObj>(shared_from_this()));
   if (ContainerRegistry* r = CurrentContainerRegistry()) r->Add(instance);
   auto self = Value::Obj(std::move(instance));
-  if (const Value* init = dict_->Find("__init__")) {
+  if (const Value* init = Lookup("__init__")) {
     CallArgs with_self = args;
     with_self.args.insert(with_self.args.begin(), self);
     RETURN_IF_ERROR(interp.Call(*init, std::move(with_self)).status());
@@ -137,10 +142,50 @@ StatusOr<Value> ClassObj::Call(Interpreter& interp, CallArgs& args) {
   return self;
 }
 
+const Value* ClassObj::Lookup(const std::string& name) const {
+  if (const Value* v = dict_->Find(name)) return v;
+  return LookupInBases(name);
+}
+
+const Value* ClassObj::LookupInBases(const std::string& name) const {
+  for (const auto& base : bases_) {
+    if (const Value* v = base->Lookup(name)) return v;
+  }
+  return nullptr;
+}
+
+bool ClassObj::IsSubclassOf(const ClassObj& other) const {
+  if (this == &other) return true;
+  for (const auto& base : bases_) {
+    if (base->IsSubclassOf(other)) return true;
+  }
+  return false;
+}
+
 StatusOr<Value> ClassObj::GetAttr(Interpreter&, const std::string& name) {
   if (name == "__name__") return Value::Str(name_);
-  if (const Value* v = dict_->Find(name)) return *v;
+  if (const Value* v = Lookup(name)) return *v;
   return PyError("AttributeError", "type object '" + name_ + "' has no attribute '" + name + "'");
+}
+
+StatusOr<std::optional<Value>> ClassAttribute(Interpreter& interp, const ClassObj& cls, const Value& self,
+                                              const std::string& name, bool bases_only) {
+  const Value* v = bases_only ? cls.LookupInBases(name) : cls.Lookup(name);
+  if (v == nullptr) return std::optional<Value>();
+  if (v->object_as<FunctionObj>() || v->object_as<NativeMethodObj>()) {
+    return std::optional<Value>(Value::Obj(std::make_shared<BoundMethod>(self, *v)));
+  }
+  if (auto prop = v->object_as<PropertyObj>()) {
+    ASSIGN_OR_RETURN(Value got, interp.Call(prop->getter, CallArgs{.args = {self}}));
+    return std::optional<Value>(std::move(got));
+  }
+  return std::optional<Value>(*v);
+}
+
+StatusOr<Value> SuperObj::GetAttr(Interpreter& interp, const std::string& name) {
+  ASSIGN_OR_RETURN(std::optional<Value> v, ClassAttribute(interp, *cls_, self_, name, /*bases_only=*/true));
+  if (v.has_value()) return *std::move(v);
+  return PyError("AttributeError", "'super' object has no attribute '" + name + "'");
 }
 
 Status ClassObj::SetAttr(Interpreter&, const std::string& name, Value value) {
@@ -156,15 +201,17 @@ InstanceObj::~InstanceObj() {
   ReleaseNested(values);
 }
 
-StatusOr<Value> InstanceObj::GetAttr(Interpreter&, const std::string& name) {
+StatusOr<Value> InstanceObj::GetAttr(Interpreter& interp, const std::string& name) {
   if (auto it = attrs_.find(name); it != attrs_.end()) return it->second;
-  if (const Value* v = cls_->dict().Find(name)) {
-    if (v->object_as<FunctionObj>()) {
-      return Value::Obj(std::make_shared<BoundMethod>(Value::Obj(shared_from_this()), *v));
-    }
-    return *v;
-  }
+  ASSIGN_OR_RETURN(std::optional<Value> v, ClassAttribute(interp, *cls_, Value::Obj(shared_from_this()), name));
+  if (v.has_value()) return *std::move(v);
   return PyError("AttributeError", "'" + cls_->name() + "' object has no attribute '" + name + "'");
+}
+
+StatusOr<Value> InstanceObj::Call(Interpreter& interp, CallArgs& args) {
+  ASSIGN_OR_RETURN(std::optional<Value> call, ClassAttribute(interp, *cls_, Value::Obj(shared_from_this()), "__call__"));
+  if (!call.has_value()) return PyError("TypeError", "'" + cls_->name() + "' object is not callable");
+  return interp.Call(*call, std::move(args));
 }
 
 StatusOr<Value> InstanceObj::Enter(Interpreter& interp) {

@@ -19,6 +19,8 @@
 
 namespace graphd::compiler::tracer {
 
+class ClassObj;
+
 struct CallArgs {
   std::vector<Value> args;
   std::vector<std::pair<std::string, Value>> kwargs;
@@ -114,6 +116,8 @@ class FunctionObj : public Object {
   // Decorated with @tf.function: called from eager code it is traced and cached as a
   // concrete function instead of running as Python.
   bool tf_function = false;
+  // The class whose body defined it (a method), for super(); weak: the class holds it.
+  std::weak_ptr<ClassObj> owner;
 
  private:
   const std::vector<std::string>& params_list();
@@ -157,7 +161,8 @@ class InstanceObj;
 
 class ClassObj : public Object {
  public:
-  ClassObj(std::string name, std::shared_ptr<Namespace> dict) : name_(std::move(name)), dict_(std::move(dict)) {}
+  ClassObj(std::string name, std::shared_ptr<Namespace> dict, std::vector<std::shared_ptr<ClassObj>> bases = {})
+      : name_(std::move(name)), dict_(std::move(dict)), bases_(std::move(bases)) {}
   std::string TypeName() const override { return "type"; }
   std::string Repr() const override { return "<class '" + name_ + "'>"; }
   StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override;
@@ -165,11 +170,49 @@ class ClassObj : public Object {
   Status SetAttr(Interpreter& interp, const std::string& name, Value value) override;
   const std::string& name() const { return name_; }
   Namespace& dict() { return *dict_; }
+  const std::vector<std::shared_ptr<ClassObj>>& bases() const { return bases_; }
+  // `name` in this class or its bases (depth-first, left to right), or null.
+  const Value* Lookup(const std::string& name) const;
+  // The same, in the bases only (what super() sees).
+  const Value* LookupInBases(const std::string& name) const;
+  bool IsSubclassOf(const ClassObj& other) const;
 
  private:
   std::string name_;
   std::shared_ptr<Namespace> dict_;
+  std::vector<std::shared_ptr<ClassObj>> bases_;
 };
+
+// property(fget): an attribute of a class computed by calling fget(instance).
+class PropertyObj : public Object {
+ public:
+  explicit PropertyObj(Value getter) : getter(std::move(getter)) {}
+  std::string TypeName() const override { return "property"; }
+  Value getter;
+};
+
+// A builtin that a class holds as a method: looked up on an instance, it binds it.
+class NativeMethodObj : public BuiltinObj {
+ public:
+  using BuiltinObj::BuiltinObj;
+};
+
+// super(): attribute lookup in the bases of `cls`, bound to `self`.
+class SuperObj : public Object {
+ public:
+  SuperObj(Value self, std::shared_ptr<ClassObj> cls) : self_(std::move(self)), cls_(std::move(cls)) {}
+  std::string TypeName() const override { return "super"; }
+  StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;
+
+ private:
+  Value self_;
+  std::shared_ptr<ClassObj> cls_;
+};
+
+// What an instance's class gives for `name`: methods bound to `self`, properties
+// computed; null when the class has no such attribute.
+StatusOr<std::optional<Value>> ClassAttribute(Interpreter& interp, const ClassObj& cls, const Value& self,
+                                              const std::string& name, bool bases_only = false);
 
 class InstanceObj : public Object {
  public:
@@ -178,6 +221,8 @@ class InstanceObj : public Object {
   std::string TypeName() const override { return cls_->name(); }
   std::string Repr() const override { return "<" + cls_->name() + " object>"; }
   StatusOr<Value> GetAttr(Interpreter& interp, const std::string& name) override;
+  // __call__ of its class.
+  StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override;
   // __enter__() and __exit__(None, None, None) (no exception details are passed; an
   // exception always propagates).
   StatusOr<Value> Enter(Interpreter& interp) override;

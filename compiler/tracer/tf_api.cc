@@ -66,6 +66,9 @@ std::shared_ptr<Namespace> MakeTfModule() {
   };
   auto nn = sub("nn"), math = sub("math"), linalg = sub("linalg"), autograph = sub("autograph");
   auto debugging = sub("debugging"), strings = sub("strings"), random = sub("random");
+  // Filled in by the prelude (prelude.h).
+  auto keras = sub("keras");
+  keras->Set("optimizers", Value::Obj(std::make_shared<Namespace>("tensorflow.keras.optimizers")));
   for (int d = 1; d < kNumDTypes; ++d) {
     DType dtype = static_cast<DType>(d);
     tf->Set(std::string(DTypeName(dtype)), DTypeObj::Make(dtype));
@@ -83,6 +86,7 @@ std::shared_ptr<Namespace> MakeTfModule() {
   tf->Set("Variable", Fn("Variable", MakeVariable));
   tf->Set("TensorArray", Fn("TensorArray", MakeTensorArray));
   tf->Set("GradientTape", Fn("GradientTape", MakeGradientTape));
+  tf->Set("Module", MakeModuleClass(*tf->Find("name_scope")));
   tf->Set("gradients", Fn("gradients", Gradients));
   tf->Set("stop_gradient", Fn("stop_gradient", StopGradient));
   AddFunctionAndAutograph(*tf, *autograph);

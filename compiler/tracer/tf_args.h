@@ -46,6 +46,9 @@ class Args {
 // A builtin function value.
 Value Fn(const std::string& name, BuiltinFn fn);
 
+// The tf.Module class (tf_module.cc); `name_scope_fn` is tf.name_scope.
+Value MakeModuleClass(Value name_scope_fn);
+
 // An int or a list/tuple of ints (Python values only).
 StatusOr<IntList> Axes(const Value& v);
 
