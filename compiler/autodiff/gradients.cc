@@ -67,6 +67,29 @@ StatusOr<OutputRef> SumOf(GradBuilder& b, const std::vector<OutputRef>& parts) {
 
 bool Differentiable(OutputRef r) { return IsFloating(TypeOf(r).dtype); }
 
+bool FunctionReadsAny(const Function& fn, const std::set<std::string>& variables);
+
+bool BodiesReadAny(const Node& node, const std::set<std::string>& variables) {
+  for (const auto& [name, value] : node.attrs()) {
+    if (const FunctionRef* body = std::get_if<FunctionRef>(&value); body && *body) {
+      if (FunctionReadsAny(**body, variables)) return true;
+    }
+  }
+  return false;
+}
+
+bool FunctionReadsAny(const Function& fn, const std::set<std::string>& variables) {
+  for (int id = 0; id < fn.graph->num_nodes(); ++id) {
+    const Node& n = *fn.graph->node(id);
+    if (n.op_name() == "ReadVariableOp") {
+      auto it = n.attrs().find("var_name");
+      if (it != n.attrs().end() && variables.contains(std::get<std::string>(it->second))) return true;
+    }
+    if (BodiesReadAny(n, variables)) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 StatusOr<std::vector<std::optional<OutputRef>>> AddGradients(GradBuilder& b, const Graph& graph,
@@ -81,9 +104,15 @@ StatusOr<std::vector<std::optional<OutputRef>>> AddGradients(GradBuilder& b, con
     if (Differentiable(s)) sources.insert(s);
   }
   std::vector<bool> relevant(n, false);
+  const GradEnv* env = b.env();
   for (int id = 0; id < n; ++id) {
     const Node& node = *graph.node(id);
     if (!recorded(node)) continue;
+    // If and While nodes whose bodies read a source variable.
+    if (env != nullptr && !env->variables.empty() && BodiesReadAny(node, env->variables)) {
+      relevant[id] = true;
+      continue;
+    }
     for (const OutputRef& in : node.inputs()) {
       if (sources.contains(in) || (in.node->id() < n && relevant[in.node->id()])) {
         relevant[id] = true;

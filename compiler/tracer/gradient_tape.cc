@@ -6,6 +6,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/autodiff/gradients.h"
+#include "compiler/tracer/eager_tape.h"
 #include "compiler/tracer/errors.h"
 #include "compiler/tracer/nest.h"
 #include "compiler/tracer/tf_args.h"
@@ -54,25 +55,29 @@ StatusOr<std::vector<OutputRef>> TensorLeaves(Interpreter& interp, Tracer& t, co
   return refs;
 }
 
-// Adds the gradient nodes and packs the results like the sources (None where none).
-StatusOr<Value> Finish(Interpreter& interp, Tracer& t, Differentiation& d, const Value& sources,
-                       bool unconnected_zero) {
-  ScopeSink sink(t.scope(), t.NameScopePrefix() + "gradient_tape/", interp.current_range());
-  GraphScope* scope = &t.scope();
+// Turns gradient node outputs into values (symbolic tensors, or eager ones computed).
+using Materialize = std::function<StatusOr<std::vector<Value>>(const std::vector<OutputRef>&)>;
+
+// Adds the gradient nodes to `scope` and packs the results like the sources (None
+// where none).
+StatusOr<Value> Finish(Interpreter& interp, Tracer& t, GraphScope& scope, Differentiation& d, const Value& sources,
+                       bool unconnected_zero, const Materialize& materialize) {
+  ScopeSink sink(scope, t.NameScopePrefix() + "gradient_tape/", interp.current_range());
+  GraphScope* body_scope = &scope;
   autodiff::GradEnv env;
-  env.raw_body = [scope](const FunctionRef& f) {
-    FunctionRef raw = scope->RawBody(*f);
+  env.raw_body = [body_scope](const FunctionRef& f) {
+    FunctionRef raw = body_scope->RawBody(*f);
     return raw != nullptr ? raw : f;
   };
-  env.finish_body = [scope](std::string name, std::unique_ptr<Graph> graph, std::vector<const Node*> args,
-                            std::vector<OutputRef> results) {
-    return scope->FinishBody(std::move(name), std::move(graph), std::move(args), std::move(results));
+  env.finish_body = [body_scope](std::string name, std::unique_ptr<Graph> graph, std::vector<const Node*> args,
+                                 std::vector<OutputRef> results) {
+    return body_scope->FinishBody(std::move(name), std::move(graph), std::move(args), std::move(results));
   };
   for (const std::string& v : d.leaf_variable) {
     if (!v.empty()) env.variables.insert(v);
   }
   autodiff::GradBuilder b(sink, &env);
-  auto grads = autodiff::AddGradients(b, t.scope().graph(), d.request);
+  auto grads = autodiff::AddGradients(b, scope.graph(), d.request);
   if (!grads.ok()) {
     // TensorFlow raises LookupError for an op without a gradient.
     const bool missing = absl::StrContains(grads.status().message(), "no gradient is defined");
@@ -81,7 +86,7 @@ StatusOr<Value> Finish(Interpreter& interp, Tracer& t, Differentiation& d, const
                                                    : unsupported ? "NotImplementedError"
                                                                  : "ValueError");
   }
-  std::vector<Value> results;
+  std::vector<std::optional<OutputRef>> per_leaf;
   for (size_t leaf = 0; leaf < d.source_leaves.size(); ++leaf) {
     std::optional<OutputRef> sum;
     std::vector<std::optional<OutputRef>> parts;
@@ -98,14 +103,41 @@ StatusOr<Value> Finish(Interpreter& interp, Tracer& t, Differentiation& d, const
         sum = g;
       }
     }
-    if (!sum.has_value() && unconnected_zero) {
-      ASSIGN_OR_RETURN(OutputRef like, t.ToTensor(d.source_leaves[leaf]));
-      ASSIGN_OR_RETURN(sum, b.ZerosLike(like));
+    if (!sum.has_value() && unconnected_zero && !d.leaf_sources[leaf].empty()) {
+      ASSIGN_OR_RETURN(sum, b.ZerosLike(d.request.sources[d.leaf_sources[leaf][0]]));
     }
-    results.push_back(sum.has_value() ? t.Wrap(*sum) : Value::None());
+    per_leaf.push_back(sum);
+  }
+  std::vector<OutputRef> present;
+  for (const auto& g : per_leaf) {
+    if (g.has_value()) present.push_back(*g);
+  }
+  ASSIGN_OR_RETURN(std::vector<Value> values, materialize(present));
+  std::vector<Value> results;
+  size_t next = 0;
+  for (size_t leaf = 0; leaf < per_leaf.size(); ++leaf) {
+    if (per_leaf[leaf].has_value()) {
+      results.push_back(values[next++]);
+    } else if (unconnected_zero) {
+      // A source the tape never saw: zeros of its own value.
+      ASSIGN_OR_RETURN(OutputRef like, t.ToTensor(d.source_leaves[leaf]));
+      ASSIGN_OR_RETURN(Value z, t.Op("ZerosLike", {like}));
+      results.push_back(z);
+    } else {
+      results.push_back(Value::None());
+    }
   }
   size_t pos = 0;
   return PackLike(sources, results, &pos);
+}
+
+// Traced code: the gradients are tensors of the scope.
+Materialize Symbolic(Tracer& t) {
+  return [&t](const std::vector<OutputRef>& refs) -> StatusOr<std::vector<Value>> {
+    std::vector<Value> out;
+    for (const OutputRef& r : refs) out.push_back(t.Wrap(r));
+    return out;
+  };
 }
 
 StatusOr<bool> UnconnectedZero(const Args& a) {
@@ -141,19 +173,22 @@ class GradientTapeObj : public Object {
 
   StatusOr<Value> Enter(Interpreter& interp) override {
     ASSIGN_OR_RETURN(Tracer * t, TracerOf(interp));
-    if (t->eager() && !t->in_staged_body()) {
-      return PyError("NotImplementedError",
-                     "tf.GradientTape in module-level (eager) code is not supported by graphd yet; use it inside a "
-                     "@tf.function");
-    }
     if (recording()) return PyError("ValueError", "Tape is still recording, This can happen if you try to re-enter "
                                                   "an already-active tape.");
     if (scope_ != nullptr && scope_serial_ != t->scope().serial()) {
       return PyError("ValueError", "a GradientTape records in one function or staged block; this one was entered in "
                                    "another");
     }
-    scope_ = &t->scope();
-    scope_serial_ = scope_->serial();
+    if (t->eager() && !t->in_staged_body()) {
+      // Module-level code: the tape records into a graph of its own.
+      if (eager_ == nullptr) eager_ = std::make_unique<EagerRecording>();
+      tracer_ = t;
+      scope_ = &eager_->scope();
+      scope_serial_ = scope_->serial();
+    } else {
+      scope_ = &t->scope();
+      scope_serial_ = scope_->serial();
+    }
     Start();
     return Value::Obj(shared_from_this());
   }
@@ -163,12 +198,17 @@ class GradientTapeObj : public Object {
   }
 
   bool recording() const { return open_ >= 0; }
-  void Start() { open_ = scope_->graph().num_nodes(); }
+  void Start() {
+    open_ = scope_->graph().num_nodes();
+    if (eager_ != nullptr) tracer_->AddEagerTape(eager_.get());
+  }
   void Stop() {
     if (open_ >= 0) intervals_.emplace_back(open_, scope_->graph().num_nodes());
     open_ = -1;
+    if (eager_ != nullptr) tracer_->RemoveEagerTape(eager_.get());
   }
   bool Recorded(const Node& n) const {
+    if (eager_ != nullptr) return true;  // the eager graph holds only what the tape recorded
     if (open_ >= 0 && n.id() >= open_) return true;
     for (const auto& [lo, hi] : intervals_) {
       if (n.id() >= lo && n.id() < hi) return true;
@@ -209,6 +249,12 @@ class GradientTapeObj : public Object {
  private:
   StatusOr<GraphScope*> Scope(Tracer& t, const std::string& what) {
     if (scope_ == nullptr) return PyError("ValueError", what + " needs a tape that has been entered (with ...)");
+    if (eager_ != nullptr) {
+      if (t.in_staged_body() || !t.eager()) {
+        return PyError("ValueError", what + " of a tape made in module-level code must be called there too");
+      }
+      return scope_;
+    }
     if (t.scope().serial() != scope_serial_) {
       return PyError("ValueError", what + " must be called in the function or staged block (branch or loop body) "
                                           "where the tape recorded");
@@ -236,6 +282,11 @@ class GradientTapeObj : public Object {
       if (!leaf.is(K::kTensor)) {
         return PyError("ValueError", "Passed in object of type " + leaf.TypeName() + ", not tf.Tensor or tf.Variable");
       }
+      if (eager_ != nullptr && !leaf.as_tensor()->symbolic()) {
+        ASSIGN_OR_RETURN(OutputRef r, eager_->Watch(*leaf.as_tensor()));
+        watched_.insert(r);
+        continue;
+      }
       ASSIGN_OR_RETURN(OutputRef r, t->ToTensor(leaf));
       watched_.insert(r);
     }
@@ -261,10 +312,10 @@ class GradientTapeObj : public Object {
     ASSIGN_OR_RETURN(Value sources, a.Get("sources"));
     ASSIGN_OR_RETURN(bool zero, UnconnectedZero(a));
     Differentiation d;
-    ASSIGN_OR_RETURN(d.request.targets, TensorLeaves(interp, *t, target, "gradient() targets"));
+    ASSIGN_OR_RETURN(d.request.targets, Targets(interp, *t, target, "gradient() targets"));
     if (a.Has("output_gradients")) {
       ASSIGN_OR_RETURN(std::vector<OutputRef> seeds,
-                       TensorLeaves(interp, *t, a.GetOr("output_gradients", Value::None()), "output_gradients"));
+                       Targets(interp, *t, a.GetOr("output_gradients", Value::None()), "output_gradients"));
       if (seeds.size() != d.request.targets.size()) {
         return PyError("ValueError", absl::StrCat("output_gradients has ", seeds.size(), " tensors for ",
                                                   d.request.targets.size(), " targets"));
@@ -278,7 +329,11 @@ class GradientTapeObj : public Object {
       std::string var_name;
       if (auto var = leaf.object_as<VariableObj>()) {
         if (Watches(*var)) var_name = var->store_name();
-        for (int id = 0; Watches(*var) && id < graph.num_nodes(); ++id) {
+        for (const OutputRef& r : eager_ != nullptr && Watches(*var) ? eager_->Reads(var_name) : std::vector<OutputRef>{}) {
+          refs.push_back(static_cast<int>(d.request.sources.size()));
+          d.request.sources.push_back(r);
+        }
+        for (int id = 0; eager_ == nullptr && Watches(*var) && id < graph.num_nodes(); ++id) {
           const Node& n = *graph.node(id);
           if (Recorded(n) && n.op_name() == "ReadVariableOp" &&
               AttrOr<std::string>(n, "var_name", "") == var->store_name()) {
@@ -288,7 +343,11 @@ class GradientTapeObj : public Object {
         }
       } else if (leaf.is(K::kTensor)) {
         const TensorObj& to = *leaf.as_tensor();
-        if (to.symbolic() && to.scope == scope && to.scope_serial == scope_serial_ &&
+        std::optional<OutputRef> held = eager_ != nullptr ? eager_->Lookup(to) : std::nullopt;
+        if (held.has_value()) {
+          refs.push_back(static_cast<int>(d.request.sources.size()));
+          d.request.sources.push_back(*held);
+        } else if (to.symbolic() && to.scope == scope && to.scope_serial == scope_serial_ &&
             (watched_.contains(to.ref) || Recorded(*to.ref.node))) {
           refs.push_back(static_cast<int>(d.request.sources.size()));
           d.request.sources.push_back(to.ref);
@@ -301,11 +360,47 @@ class GradientTapeObj : public Object {
     }
     d.request.recorded = [this](const Node& n) { return Recorded(n); };
     used_ = true;
-    return Finish(interp, *t, d, sources, zero);
+    if (eager_ == nullptr) return Finish(interp, *t, *scope, d, sources, zero, Symbolic(*t));
+    // Module-level code: run what the gradients need, now.
+    EagerRecording* rec = eager_.get();
+    EagerRunner* runner = t->eager_runner();
+    const bool was_recording = recording();
+    if (was_recording) Stop();  // the gradient computation is not recorded (no nested eager tapes)
+    auto out = Finish(interp, *t, *scope, d, sources, zero,
+                      [rec, runner](const std::vector<OutputRef>& refs) -> StatusOr<std::vector<Value>> {
+                        ASSIGN_OR_RETURN(std::vector<Tensor> values, rec->Evaluate(*runner, refs));
+                        std::vector<Value> out;
+                        for (Tensor& v : values) {
+                          auto obj = std::make_shared<TensorObj>();
+                          obj->dtype = v.dtype();
+                          obj->shape = PartialShape(v.shape());
+                          obj->value = std::move(v);
+                          out.push_back(Value::Tensor(std::move(obj)));
+                        }
+                        return out;
+                      });
+    if (was_recording) Start();
+    return out;
+  }
+
+  // Targets (or seeds) as nodes of the tape's graph; eager tensors the tape did not
+  // record are dropped (their gradients are None, as TensorFlow's).
+  StatusOr<std::vector<OutputRef>> Targets(Interpreter& interp, Tracer& t, const Value& v, const std::string& what) {
+    if (eager_ == nullptr) return TensorLeaves(interp, t, v, what);
+    std::vector<Value> leaves;
+    RETURN_IF_ERROR(FlattenLeaves(v, leaves));
+    std::vector<OutputRef> refs;
+    for (const Value& leaf : leaves) {
+      if (!leaf.is(K::kTensor)) return PyError("ValueError", what + " must be tensors, got " + leaf.TypeName());
+      if (std::optional<OutputRef> r = eager_->Lookup(*leaf.as_tensor())) refs.push_back(*r);
+    }
+    return refs;
   }
 
   friend class StopRecordingObj;
   bool persistent_, watch_accessed_;
+  std::unique_ptr<EagerRecording> eager_;  // module-level code only
+  Tracer* tracer_ = nullptr;
   GraphScope* scope_ = nullptr;
   uint64_t scope_serial_ = 0;
   int open_ = -1;
@@ -387,7 +482,7 @@ StatusOr<Value> Gradients(Interpreter& interp, CallArgs& call) {
   }
   // tf.gradients returns a list even for one source.
   Value list_like = xs.is(K::kList) || xs.is(K::kTuple) ? xs : Value::List({xs});
-  return Finish(interp, *t, d, list_like, zero);
+  return Finish(interp, *t, t->scope(), d, list_like, zero, Symbolic(*t));
 }
 
 }  // namespace graphd::compiler::tracer

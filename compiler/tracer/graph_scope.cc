@@ -21,7 +21,9 @@ GraphScope::GraphScope(GraphScope* parent, std::string name)
       name_(std::move(name)),
       graph_(std::make_unique<Graph>()),
       passes_(parent != nullptr ? parent->passes_ : nullptr),
-      raw_bodies_(parent != nullptr ? parent->raw_bodies_ : std::make_shared<RawBodies>()) {}
+      raw_bodies_(parent != nullptr ? parent->raw_bodies_ : std::make_shared<RawBodies>()),
+      eager_lookup_(parent != nullptr ? parent->eager_lookup_ : nullptr),
+      lookup_owner_(parent != nullptr ? parent->lookup_owner_ : nullptr) {}
 
 std::string GraphScope::UniqueName(const std::string& base) {
   std::string clean = base.empty() ? "op" : base;
@@ -50,6 +52,18 @@ StatusOr<const Node*> GraphScope::NewArg(const std::string& base, DType dtype, c
 
 StatusOr<OutputRef> GraphScope::Bring(const TensorObj& t) {
   if (t.symbolic() && t.scope == this && t.scope_serial == serial_) return t.ref;
+  if (!t.symbolic() && eager_lookup_ != nullptr) {
+    if (std::optional<OutputRef> r = (*eager_lookup_)(t)) {
+      if (lookup_owner_ == this) return *r;
+      TensorObj held;  // the tape's node for it, captured from the tape's scope
+      held.dtype = t.dtype;
+      held.shape = t.shape;
+      held.scope = lookup_owner_;
+      held.scope_serial = lookup_owner_->serial_;
+      held.ref = *r;
+      return Bring(held);
+    }
+  }
   if (!t.symbolic()) {
     // An eager value becomes a constant. Not deduplicated: a freed tensor's address
     // may be reused by another one.

@@ -6,7 +6,9 @@
 #ifndef GRAPHD_COMPILER_TRACER_GRAPH_SCOPE_H_
 #define GRAPHD_COMPILER_TRACER_GRAPH_SCOPE_H_
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -68,6 +70,15 @@ class GraphScope {
   // scope or any scope of the same trace), or `fn` itself when unknown. Gradients
   // differentiate these: fusion makes ops that have none.
   FunctionRef RawBody(const Function& fn) const;
+  // Eager tensors this scope (an eager GradientTape's) already holds as nodes: `lookup`
+  // gives the node output standing for an eager tensor, or nullopt (it becomes a
+  // Const). Scopes made inside this one inherit it and capture what it gives.
+  using EagerLookup = std::function<std::optional<OutputRef>(const TensorObj&)>;
+  void set_eager_lookup(EagerLookup lookup) {
+    eager_lookup_ = std::make_shared<EagerLookup>(std::move(lookup));
+    lookup_owner_ = this;
+  }
+
   // A body built outside the tracer (a gradient body) through this scope's passes.
   StatusOr<FunctionRef> FinishBody(std::string name, std::unique_ptr<Graph> graph, std::vector<const Node*> args,
                                    std::vector<OutputRef> results) const;
@@ -77,6 +88,8 @@ class GraphScope {
   // shared by every scope of one trace.
   using RawBodies = absl::flat_hash_map<const Function*, FunctionRef>;
   std::shared_ptr<RawBodies> raw_bodies_;
+  std::shared_ptr<EagerLookup> eager_lookup_;
+  GraphScope* lookup_owner_ = nullptr;
 
   GraphScope* parent_;
   uint64_t serial_;

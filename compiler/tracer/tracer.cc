@@ -138,6 +138,9 @@ StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<Output
   for (int i = 0; i < (*node)->num_outputs(); ++i) results.push_back({*node, i});
   ASSIGN_OR_RETURN(FunctionRef fn, body.Finish(std::move(results)));
   ASSIGN_OR_RETURN(std::vector<Tensor> outs, eager_->Run(*fn));
+  for (EagerTape* tape : std::vector<EagerTape*>(eager_tapes_)) {
+    RETURN_IF_ERROR(tape->RecordOp(op, inputs, (*node)->attrs(), (*node)->op().stateful || stateful_hint_, outs));
+  }
   std::vector<Value> values;
   for (Tensor& t : outs) {
     auto obj = std::make_shared<TensorObj>();
@@ -150,9 +153,24 @@ StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<Output
   return Value::Tuple(std::move(values));
 }
 
+std::optional<StatusOr<Value>> Tracer::CallFunction(Interpreter& interp, const Value& fn, CallArgs& args,
+                                                    const std::vector<Value>& concrete) {
+  if (eager_ == nullptr || inline_calls_) return std::nullopt;
+  std::optional<StatusOr<Value>> result = eager_->CallFunction(interp, fn, args, concrete);
+  if (!result.has_value() || !result->ok() || eager_tapes_.empty() || !concrete.empty()) return result;
+  for (EagerTape* tape : std::vector<EagerTape*>(eager_tapes_)) {
+    Status recorded = tape->RecordCall(interp, *this, fn, args, **result);
+    if (!recorded.ok()) return StatusOr<Value>(recorded);
+  }
+  return result;
+}
+
 StatusOr<Value> Tracer::Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs,
                            const std::string& base, bool stateful) {
-  if (eager_ != nullptr && !in_staged_body()) return RunEager(op, inputs, std::move(attrs));
+  if (eager_ != nullptr && !in_staged_body()) {
+    stateful_hint_ = stateful;
+    return RunEager(op, inputs, std::move(attrs));
+  }
   auto node = scope().Add(op, NameScopePrefix() + (base.empty() ? LowerOpName(op) : base), std::move(inputs),
                           std::move(attrs), stateful,
                           interp_ ? interp_->current_range() : SourceRange{});

@@ -15,6 +15,21 @@
 
 namespace graphd::compiler::tracer {
 
+class Tracer;
+
+// A GradientTape recording module-level (eager) code: every op run while it records,
+// and every @tf.function called, is also added to its graph.
+class EagerTape {
+ public:
+  virtual ~EagerTape() = default;
+  // An op that ran eagerly: its inputs (Consts of the eager scope) and outputs.
+  virtual Status RecordOp(const std::string& op, const std::vector<OutputRef>& inputs, const AttrMap& attrs,
+                          bool stateful, const std::vector<Tensor>& outputs) = 0;
+  // A @tf.function that ran eagerly and returned `result`.
+  virtual Status RecordCall(Interpreter& interp, Tracer& tracer, const Value& fn, CallArgs& args,
+                            const Value& result) = 0;
+};
+
 class Tracer : public TensorHooks {
  public:
   // `root` is the scope of the function being traced; it and `interp` (whose current
@@ -29,9 +44,15 @@ class Tracer : public TensorHooks {
   // yields concrete tensors.
   void set_eager(EagerRunner* runner) { eager_ = runner; }
   bool eager() const { return eager_ != nullptr; }
+  EagerRunner* eager_runner() const { return eager_; }
+  // Eager tapes recording now (AddEagerTape while recording, RemoveEagerTape after).
+  void AddEagerTape(EagerTape* tape) { eager_tapes_.push_back(tape); }
+  void RemoveEagerTape(EagerTape* tape) { std::erase(eager_tapes_, tape); }
+  // While set, @tf.function calls run as Python (a tape re-tracing a call into its graph).
+  void set_inline_calls(bool inline_calls) { inline_calls_ = inline_calls; }
   // Whether tf.Variable may be created (first trace of a function, or eager code).
   void set_variable_creation_allowed(bool allowed) { variables_allowed_ = allowed; }
-  bool variable_creation_allowed() const { return variables_allowed_ || eager(); }
+  bool variable_creation_allowed() const { return !inline_calls_ && (variables_allowed_ || eager()); }
 
   GraphScope& scope() { return *scopes_.back(); }
   // tf.name_scope: nodes made inside get names under "outer/inner/".
@@ -66,10 +87,7 @@ class Tracer : public TensorHooks {
   StatusOr<std::vector<Value>> Iterate(Interpreter& interp, const Value& tensor) override;
   // Eager mode hands @tf.function calls to the runner; a trace inlines them.
   std::optional<StatusOr<Value>> CallFunction(Interpreter& interp, const Value& fn, CallArgs& args,
-                                              const std::vector<Value>& concrete) override {
-    if (eager_ == nullptr) return std::nullopt;
-    return eager_->CallFunction(interp, fn, args, concrete);
-  }
+                                              const std::vector<Value>& concrete) override;
   std::optional<StatusOr<Value>> GetConcreteFunction(Interpreter& interp, const Value& fn, CallArgs& args) override {
     if (eager_ == nullptr) return std::nullopt;
     return eager_->GetConcreteFunction(interp, fn, args);
@@ -83,6 +101,9 @@ class Tracer : public TensorHooks {
   const Interpreter* interp_;
   EagerRunner* eager_ = nullptr;
   bool variables_allowed_ = true;
+  std::vector<EagerTape*> eager_tapes_;
+  bool inline_calls_ = false;
+  bool stateful_hint_ = false;  // the op RunEager runs was made as stateful
 };
 
 // The interpreter's tracer, or a TypeError saying tensors need a tf.function.

@@ -225,3 +225,93 @@ def test_loop_with_side_effects_is_refused_not_recomputed(flow):
         flow.loop_with_side_effect(np.float32(2.0))
     assert "free of side effects" in str(info.value)
     assert "AssignAddVariableOp" in str(info.value)
+
+
+EAGER = '''
+import tensorflow as tf
+
+v = tf.Variable(1.0)
+w = tf.Variable([[1.0], [2.0]])
+frozen = tf.Variable(4.0, trainable=False)
+
+@tf.function
+def dense(x):
+  if tf.reduce_sum(x) > 0:
+    return tf.matmul(x, w)
+  return tf.matmul(x, w) * 2.0
+
+x = tf.constant([1.0, 2.0])
+with tf.GradientTape(persistent=True) as tape:
+  tape.watch(x)
+  y = x * x
+  z = tf.reduce_sum(y * v) + frozen
+gx = tape.gradient(z, x)
+gv = tape.gradient(z, v)
+gy = tape.gradient(z, y)
+g_frozen = tape.gradient(z, frozen)
+v.assign(10.0)
+gx_again = tape.gradient(z, x)  # the values recorded, not the variable's new one
+
+with tf.GradientTape() as t2:
+  out = tf.reduce_sum(dense(tf.constant([[1.0, 1.0]])) * 3.0)
+  with t2.stop_recording():
+    unrecorded = out * 2.0
+gw, g_unrecorded = t2.gradient([out, unrecorded], [w, v])
+
+with tf.GradientTape() as t3:
+  t3.watch(x)
+  n = tf.reduce_sum(x)
+try:
+  t3.gradient(n, x)
+  t3.gradient(n, x)
+  twice = "no error"
+except RuntimeError as e:
+  twice = str(e)
+
+def results():
+  return gx, gv, gy, g_frozen, gx_again, gw, g_unrecorded, twice
+'''
+
+
+def test_module_level_tapes(client):
+    mod = client.load_module(EAGER, filename="eager.py")
+    gx, gv, gy, g_frozen, gx_again, gw, g_unrecorded, twice = mod.results()
+    np.testing.assert_allclose(gx, [2.0, 4.0])
+    assert float(gv) == 5.0
+    np.testing.assert_allclose(gy, [1.0, 1.0])
+    assert g_frozen is None
+    np.testing.assert_allclose(gx_again, [2.0, 4.0])
+    np.testing.assert_allclose(gw, [[3.0], [3.0]])
+    assert g_unrecorded is None
+    assert "non-persistent GradientTape" in twice.decode() if isinstance(twice, bytes) else twice
+
+
+BRANCH_VARIABLE = '''
+import tensorflow as tf
+
+w = tf.Variable(3.0)
+
+@tf.function
+def only_in_branch(x):
+  with tf.GradientTape() as tape:
+    if x > 0:
+      y = w * w
+    else:
+      y = w * 1.0
+  return tape.gradient(y, w)
+
+@tf.function
+def only_in_loop(n):
+  with tf.GradientTape() as tape:
+    y = tf.constant(1.0)
+    for i in tf.range(n):
+      y = y * w
+  return tape.gradient(y, w)
+'''
+
+
+def test_variables_read_only_inside_staged_bodies(client):
+    mod = client.load_module(BRANCH_VARIABLE, filename="branchvar.py")
+    assert float(mod.only_in_branch(np.float32(1.0))) == 6.0
+    assert float(mod.only_in_branch(np.float32(-1.0))) == 1.0
+    assert float(mod.only_in_loop(np.int32(3))) == pytest.approx(27.0)

@@ -56,8 +56,8 @@ def test_003_l053_function_is_like_an_op(client):
     np.testing.assert_array_equal(out, np.full([2, 2], 2.0, np.float32))
 
 
-# Left out: tf.GradientTape and tape.gradient (autodiff is outside graphd's tf API);
-# the in-scope part, calling the function on a variable and a Python float, is kept.
+# The seed's example as written: a GradientTape at module level around a call of a
+# tf.function on a variable.
 GRADIENT_003 = '''
 import tensorflow as tf
 
@@ -68,18 +68,28 @@ def add(a, b):
   return a + b
 
 v = tf.Variable(1.0)
-result = add(v, 1.0)
+with tf.GradientTape() as tape:
+  result = add(v, 1.0)
+tape.gradient(result, v)
+
+# The same once more, keeping the gradient the notebook displays.
+with tf.GradientTape() as tape:
+  result = add(v, 1.0)
+gradient = tape.gradient(result, v)
 
 def get_result():
-  return result
+  return result, gradient
 '''
 
 
-# seed 003, line 68: functions have gradients: add(v, 1.0) under a GradientTape, whose
-# gradient (1.0) is out of scope (see GRADIENT_003); add(v, 1.0) == 2.0 is checked.
+# seed 003, line 68: functions have gradients: add(v, 1.0) under a GradientTape gives
+# 2.0, and its gradient with respect to v is 1.0.
 def test_003_l068_functions_have_gradients(client):
     mod = load(client, GRADIENT_003, "seed003_l068.py")
-    np.testing.assert_allclose(mod.get_result(), 2.0)
+    result, gradient = mod.get_result()
+    np.testing.assert_allclose(result, 2.0)
+    np.testing.assert_allclose(gradient, 1.0)
+    assert np.asarray(gradient).dtype == np.float32
     np.testing.assert_allclose(mod.add(np.float32(1.0), 1.0), 2.0)
 
 
