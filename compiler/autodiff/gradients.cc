@@ -16,6 +16,7 @@ const GradRegistry& GradRegistry::Global() {
     RegisterNnGrads(*r);
     RegisterArrayGrads(*r);
     RegisterControlFlowGrads(*r);
+    RegisterConvGrads(*r);
     return r;
   }();
   return *registry;

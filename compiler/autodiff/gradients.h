@@ -55,6 +55,7 @@ void RegisterMathGrads(GradRegistry& r);
 void RegisterNnGrads(GradRegistry& r);
 void RegisterArrayGrads(GradRegistry& r);
 void RegisterControlFlowGrads(GradRegistry& r);
+void RegisterConvGrads(GradRegistry& r);
 
 // What the gradients of If and While need from the caller. Their bodies are
 // differentiated by recomputing them (a branch once more; a loop forward once more,

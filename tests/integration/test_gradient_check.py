@@ -122,6 +122,13 @@ CASES = [
     ("gather", "tf.gather(x, [2, 0, 2])", [sym(3, 2)]),
     ("gather_axis1", "tf.gather(x, [[1, 1], [0, 2]], axis=1)", [sym(2, 3)]),
     ("where", "tf.where(x > 0.0, x * y, y - x)", [away(2, 3), sym(3)]),
+    # convolutions and pools (NHWC input, HWIO filter)
+    ("conv2d_valid", "tf.nn.conv2d(x, y, 1, 'VALID')", [sym(2, 5, 4, 2), sym(3, 2, 2, 3)]),
+    ("conv2d_same_stride", "tf.nn.conv2d(x, y, [1, 2, 2, 1], 'SAME')", [sym(1, 5, 6, 2), sym(3, 3, 2, 2)]),
+    ("conv2d_dilated", "tf.nn.conv2d(x, y, 1, 'SAME', dilations=2)", [sym(1, 6, 5, 1), sym(2, 3, 1, 2)]),
+    ("max_pool", "tf.nn.max_pool2d(x, 2, 2, 'VALID')", [distinct(1, 4, 4, 2)]),
+    ("max_pool_same", "tf.nn.max_pool2d(x, 3, 2, 'SAME')", [distinct(2, 5, 5, 1)]),
+    ("avg_pool_same", "tf.nn.avg_pool2d(x, 3, 2, 'SAME')", [sym(1, 5, 4, 2)]),
 ]
 
 

@@ -317,3 +317,86 @@ def clip(a, b, c):
     np.testing.assert_allclose(cb, b / 2)
     (ca, cb), norm = mod.clip(a, b, np.float32(10.0))
     np.testing.assert_allclose(ca, a)
+
+
+LENET = '''
+import tensorflow as tf
+
+class LeNet(tf.Module):
+  def __init__(self):
+    super().__init__()
+    self.c1 = tf.Variable(tf.zeros([5, 5, 1, 6]))
+    self.c2 = tf.Variable(tf.zeros([5, 5, 6, 16]))
+    self.f1 = tf.Variable(tf.zeros([400, 120]))
+    self.f2 = tf.Variable(tf.zeros([120, 84]))
+    self.f3 = tf.Variable(tf.zeros([84, 10]))
+    self.b1 = tf.Variable(tf.zeros([6]))
+    self.b3 = tf.Variable(tf.zeros([120]))
+
+  def __call__(self, x):
+    h = tf.nn.max_pool2d(tf.nn.relu(tf.nn.conv2d(x, self.c1, 1, "SAME") + self.b1), 2, 2, "VALID")
+    h = tf.nn.avg_pool2d(tf.nn.relu(tf.nn.conv2d(h, self.c2, 1, "VALID")), 2, 2, "VALID")
+    h = tf.reshape(h, [-1, 400])
+    h = tf.nn.relu(tf.matmul(h, self.f1) + self.b3)
+    h = tf.tanh(tf.matmul(h, self.f2))
+    return tf.matmul(h, self.f3)
+
+net = LeNet()
+opt = tf.keras.optimizers.SGD(learning_rate=0.05)
+
+@tf.function
+def load(c1, c2, f1, f2, f3):
+  for v, value in zip([net.c1, net.c2, net.f1, net.f2, net.f3], [c1, c2, f1, f2, f3]):
+    v.assign(value)
+  return 0
+
+@tf.function
+def step(x, labels):
+  with tf.GradientTape() as tape:
+    logits = net(x)
+    loss = tf.reduce_mean(-tf.reduce_sum(tf.one_hot(labels, 10) * tf.nn.log_softmax(logits), axis=1))
+  opt.apply_gradients(zip(tape.gradient(loss, net.trainable_variables), net.trainable_variables))
+  return loss
+
+@tf.function
+def weights():
+  return net.c1.read_value(), net.c2.read_value(), net.f1.read_value(), net.b1.read_value()
+'''
+
+
+def test_lenet_training_matches_torch(client):
+    rng = np.random.default_rng(3)
+    shapes = {"c1": [5, 5, 1, 6], "c2": [5, 5, 6, 16], "f1": [400, 120], "f2": [120, 84], "f3": [84, 10]}
+    init = {k: (rng.normal(size=s) * np.sqrt(2.0 / np.prod(s[:-1]))).astype(np.float32) for k, s in shapes.items()}
+    x = rng.normal(size=[8, 28, 28, 1]).astype(np.float32)
+    labels = rng.integers(0, 10, 8).astype(np.int32)
+    mod = client.load_module(LENET, filename="lenet.py")
+    mod.load(*[init[k] for k in ["c1", "c2", "f1", "f2", "f3"]])
+    losses = [float(mod.step(x, labels)) for _ in range(3)]
+
+    t = {k: torch.tensor(v, requires_grad=True) for k, v in init.items()}
+    b1 = torch.zeros(6, requires_grad=True)
+    b3 = torch.zeros(120, requires_grad=True)
+    params = [t["c1"], t["c2"], t["f1"], t["f2"], t["f3"], b1, b3]
+    xt = torch.tensor(x).permute(0, 3, 1, 2)
+    expected = []
+    for _ in range(3):
+        h = torch.nn.functional.conv2d(xt, t["c1"].permute(3, 2, 0, 1), padding=2) + b1[None, :, None, None]
+        h = torch.nn.functional.max_pool2d(torch.relu(h), 2)
+        h = torch.nn.functional.avg_pool2d(torch.relu(torch.nn.functional.conv2d(h, t["c2"].permute(3, 2, 0, 1))), 2)
+        h = h.permute(0, 2, 3, 1).reshape(-1, 400)  # NHWC order, as the model flattens
+        h = torch.relu(h @ t["f1"] + b3)
+        h = torch.tanh(h @ t["f2"])
+        loss = torch.nn.functional.cross_entropy(h @ t["f3"], torch.tensor(labels, dtype=torch.long))
+        expected.append(float(loss))
+        grads = torch.autograd.grad(loss, params)
+        with torch.no_grad():
+            for p, g in zip(params, grads):
+                p -= 0.05 * g
+    np.testing.assert_allclose(losses, expected, rtol=1e-4)
+    c1, c2, f1, b = mod.weights()
+    np.testing.assert_allclose(c1, t["c1"].detach().numpy(), atol=1e-4)
+    np.testing.assert_allclose(c2, t["c2"].detach().numpy(), atol=1e-4)
+    np.testing.assert_allclose(f1, t["f1"].detach().numpy(), atol=1e-4)
+    np.testing.assert_allclose(b, b1.detach().numpy(), atol=1e-4)
+    assert not np.allclose(c1, init["c1"], atol=1e-4)  # the step moved the filters
