@@ -37,7 +37,7 @@ void RegisterShapeOps(GradRegistry& r) {
     r.Register(op, [](GradBuilder& b, const Node& n, Dy dy) { return ToInputShape(b, n, dy[0]); });
   }
   r.Register("BroadcastTo", [](GradBuilder& b, const Node& n, Dy dy) -> StatusOr<GradOut> {
-    ASSIGN_OR_RETURN(OutputRef g, b.SumToShape(dy[0], TypeOf(n.inputs()[0]).shape));
+    ASSIGN_OR_RETURN(OutputRef g, b.SumToOperand(dy[0], n.inputs()[0]));
     return GradOut{g};
   });
   r.Register("Cast", [](GradBuilder& b, const Node& n, Dy dy) -> StatusOr<GradOut> {
@@ -246,8 +246,8 @@ void RegisterIndexing(GradRegistry& r) {
     ASSIGN_OR_RETURN(OutputRef zero, b.ZerosLike(dy[0]));
     ASSIGN_OR_RETURN(OutputRef ga, b.Op("SelectV2", {cond, dy[0], zero}));
     ASSIGN_OR_RETURN(OutputRef gb, b.Op("SelectV2", {cond, zero, dy[0]}));
-    ASSIGN_OR_RETURN(OutputRef ra, b.SumToShape(ga, TypeOf(n.inputs()[1]).shape));
-    ASSIGN_OR_RETURN(OutputRef rb, b.SumToShape(gb, TypeOf(n.inputs()[2]).shape));
+    ASSIGN_OR_RETURN(OutputRef ra, b.SumToOperand(ga, n.inputs()[1]));
+    ASSIGN_OR_RETURN(OutputRef rb, b.SumToOperand(gb, n.inputs()[2]));
     return GradOut{std::nullopt, ra, rb};
   });
 }

@@ -90,6 +90,12 @@ StatusOr<OutputRef> GradBuilder::SumToShape(OutputRef g, const PartialShape& sha
   return Reshape(s, shape);
 }
 
+StatusOr<OutputRef> GradBuilder::SumToOperand(OutputRef g, OutputRef operand) {
+  auto s = SumToShape(g, TypeOf(operand).shape);
+  if (s.ok() || s.status().code() != absl::StatusCode::kUnimplemented) return s;
+  return Op("SumToShapeOf", {g, operand});
+}
+
 Status NeedsStaticShape(const Node& node, absl::string_view what) {
   return errors::Unimplemented(absl::StrCat("the gradient of ", node.op_name(), " (node '", node.name(),
                                             "') needs a known shape: ", what));

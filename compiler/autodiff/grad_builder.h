@@ -65,6 +65,9 @@ class GradBuilder {
   // reach g's shape from `shape`, reshaped to `shape`: the gradient of an operand of
   // that shape. g itself when the shapes already agree.
   StatusOr<OutputRef> SumToShape(OutputRef g, const PartialShape& shape);
+  // The same for an operand: when its shape leaves the summed dimensions open (an
+  // unknown dimension may be 1 or not), SumToShapeOf decides at run time.
+  StatusOr<OutputRef> SumToOperand(OutputRef g, OutputRef operand);
   // Reshape to `shape` (at most one unknown dimension).
   StatusOr<OutputRef> Reshape(OutputRef g, const PartialShape& shape);
   // Sum over `axes` (keep_dims as given).

@@ -12,8 +12,8 @@ namespace {
 
 // The two operands' gradients reduced to their shapes.
 StatusOr<GradOut> Both(GradBuilder& b, const Node& n, OutputRef gx, OutputRef gy) {
-  ASSIGN_OR_RETURN(OutputRef rx, b.SumToShape(gx, TypeOf(n.inputs()[0]).shape));
-  ASSIGN_OR_RETURN(OutputRef ry, b.SumToShape(gy, TypeOf(n.inputs()[1]).shape));
+  ASSIGN_OR_RETURN(OutputRef rx, b.SumToOperand(gx, n.inputs()[0]));
+  ASSIGN_OR_RETURN(OutputRef ry, b.SumToOperand(gy, n.inputs()[1]));
   return GradOut{rx, ry};
 }
 
@@ -221,9 +221,22 @@ void RegisterReductions(GradRegistry& r) {
     return GradOut{g};
   });
   r.Register("Mean", [](GradBuilder& b, const Node& n, const std::vector<OutputRef>& dy) -> StatusOr<GradOut> {
-    ASSIGN_OR_RETURN(int64_t count, ReducedCount(n));
     ASSIGN_OR_RETURN(OutputRef g, BroadcastReduced(b, n, dy[0]));
-    ASSIGN_OR_RETURN(OutputRef scaled, b.Scale(g, count == 0 ? 0.0 : 1.0 / static_cast<double>(count)));
+    auto count = ReducedCount(n);
+    if (count.ok()) {
+      ASSIGN_OR_RETURN(OutputRef scaled, b.Scale(g, *count == 0 ? 0.0 : 1.0 / static_cast<double>(*count)));
+      return GradOut{scaled};
+    }
+    // Dimensions known at run time only: count = size(x) / max(size(y), 1).
+    const DType dt = TypeOf(dy[0]).dtype;
+    ASSIGN_OR_RETURN(OutputRef in_size, b.Op("Size", {n.inputs()[0]}, {{"out_type", DType::kInt64}}));
+    ASSIGN_OR_RETURN(OutputRef out_size, b.Op("Size", {OutputRef{&n, 0}}, {{"out_type", DType::kInt64}}));
+    ASSIGN_OR_RETURN(OutputRef in_f, b.Cast(in_size, dt));
+    ASSIGN_OR_RETURN(OutputRef out_f, b.Cast(out_size, dt));
+    ASSIGN_OR_RETURN(OutputRef one, b.Scalar(dt, 1.0));
+    ASSIGN_OR_RETURN(OutputRef denom, b.Op("Maximum", {out_f, one}));
+    ASSIGN_OR_RETURN(OutputRef cnt, b.Div(in_f, denom));
+    ASSIGN_OR_RETURN(OutputRef scaled, b.Div(g, cnt));
     return GradOut{scaled};
   });
   // Shared equally among the elements equal to the extreme (TensorFlow's rule).

@@ -135,8 +135,8 @@ void RegisterActivations(GradRegistry& r) {
     ASSIGN_OR_RETURN(OutputRef gx, b.Op("SelectV2", {out, zero, dy[0]}));
     ASSIGN_OR_RETURN(OutputRef glo, b.Op("SelectV2", {below, dy[0], zero}));
     ASSIGN_OR_RETURN(OutputRef ghi, b.Op("SelectV2", {above, dy[0], zero}));
-    ASSIGN_OR_RETURN(OutputRef rlo, b.SumToShape(glo, TypeOf(lo).shape));
-    ASSIGN_OR_RETURN(OutputRef rhi, b.SumToShape(ghi, TypeOf(hi).shape));
+    ASSIGN_OR_RETURN(OutputRef rlo, b.SumToOperand(glo, lo));
+    ASSIGN_OR_RETURN(OutputRef rhi, b.SumToOperand(ghi, hi));
     return GradOut{gx, rlo, rhi};
   });
 }

@@ -5,6 +5,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_join.h"
+#include "compiler/import/gradients_import.h"
 
 namespace graphd::compiler {
 namespace {
@@ -121,6 +122,10 @@ Status AddAll(const std::vector<NodeDef>& nodes, const std::vector<ParsedInputs>
                                                "' refers to a missing node '", c, "'"));
       }
       spec.control_inputs.push_back(producer);
+    }
+    if (nd.op == kGradientsOp) {
+      RETURN_IF_ERROR(ImportGradients(nd.name, spec.inputs, spec.attrs, graph));
+      continue;
     }
     auto added = graph.AddNode(std::move(spec));
     if (!added.ok()) return added.status();

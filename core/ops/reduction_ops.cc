@@ -1,5 +1,8 @@
 // Reductions over axes (Sum, Mean, Max, Min, Prod on numbers; Any, All on bools),
 // ArgMax/ArgMin over one axis, and Cumsum.
+// SumToShapeOf(g, like): g summed over the dimensions numpy broadcasting added or
+// stretched to reach g's shape from like's, in like's shape (the gradient of a
+// broadcast operand when shapes are known only at run time; like's values are unused).
 #include <set>
 
 #include "core/graph/op_registry.h"
@@ -120,6 +123,17 @@ Status InferCumsum(InferenceContext& c) {
 }  // namespace
 
 void RegisterReductionOps(OpRegistry& r) {
+  r.Register({.name = "SumToShapeOf", .num_inputs = 2, .infer = [](InferenceContext& c) -> Status {
+                const TensorType& g = c.input(0);
+                const TensorType& like = c.input(1);
+                if (!IsNumeric(g.dtype)) return c.Error(absl::StrCat("dtype ", DTypeName(g.dtype), " is not supported"));
+                if (g.shape.known_rank() && like.shape.known_rank() && like.shape.rank() > g.shape.rank()) {
+                  return c.Error(absl::StrCat("cannot sum shape ", g.shape.ToString(), " to the larger rank of ",
+                                              like.shape.ToString()));
+                }
+                c.AddOutput(g.dtype, like.shape);
+                return absl::OkStatus();
+              }});
   for (const char* name : {"Sum", "Mean", "Max", "Min", "Prod"}) {
     r.Register({.name = name, .num_inputs = 1,
                 .infer = [](InferenceContext& c) { return InferReduction(c, false); }});

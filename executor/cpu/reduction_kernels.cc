@@ -1,5 +1,6 @@
 // Sum, Mean, Max, Min, Prod (numbers) and Any, All (bools) over a set of axes (attr
-// `axis`, int or list, absent = all), with keep_dims. float32 via oneDNN's reduction
+// `axis`, int or list, absent = all), with keep_dims; SumToShapeOf (axes from the
+// run's shapes). float32 via oneDNN's reduction
 // when large enough; a strided loop otherwise.
 #include <algorithm>
 #include <limits>
@@ -151,6 +152,33 @@ class ReductionKernel : public OpKernel {
   PrimitiveCache<dnnl::reduction> cache_;
 };
 
+// SumToShapeOf(g, like): the axes come from the run's shapes.
+Status SumToShapeOf(KernelContext& ctx) {
+  const Tensor& g = ctx.input(0);
+  const Shape& like = ctx.input(1).shape();
+  const int rank = g.shape().rank(), lead = rank - like.rank();
+  if (lead < 0) return ctx.Error("cannot sum " + g.shape().ToString() + " to the larger rank of " + like.ToString());
+  std::vector<int64_t> axes;
+  for (int i = 0; i < rank; ++i) {
+    const int64_t have = g.shape().dim(i);
+    if (i < lead || (like.dim(i - lead) == 1 && have != 1)) {
+      axes.push_back(i);
+    } else if (like.dim(i - lead) != have) {
+      return ctx.Error("shape " + g.shape().ToString() + " is not a broadcast of " + like.ToString());
+    }
+  }
+  if (!axes.empty()) {
+    ReductionKernel sum(Reduce::kSum, std::move(axes), false, /*keep=*/true);
+    RETURN_IF_ERROR(sum.Compute(ctx));
+  } else {
+    ctx.set_output(0, g);
+  }
+  auto shaped = ctx.output_slot(0)->Reshaped(like);
+  if (!shaped.ok()) return ctx.Error(shaped.status());
+  ctx.set_output(0, *std::move(shaped));
+  return absl::OkStatus();
+}
+
 KernelFactory Factory(Reduce kind) {
   return [kind](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
     auto axis = node.attrs().find("axis");
@@ -173,6 +201,7 @@ KernelFactory Factory(Reduce kind) {
 
 void RegisterReductionKernels(KernelRegistry& r) {
   r.Register("Sum", kCpu, kArithmeticDTypes, Factory(Reduce::kSum));
+  r.Register("SumToShapeOf", kCpu, kArithmeticDTypes, FnKernel::Factory(SumToShapeOf));
   r.Register("Mean", kCpu, kArithmeticDTypes, Factory(Reduce::kMean));
   r.Register("Max", kCpu, kArithmeticDTypes, Factory(Reduce::kMax));
   r.Register("Min", kCpu, kArithmeticDTypes, Factory(Reduce::kMin));

@@ -170,6 +170,24 @@ void CheckArg(const std::string& op, DType out_type) {
   }
 }
 
+TEST(ReductionOpsTest, SumToShapeOfSumsBroadcastDimensions) {
+  auto g = Tensor::FromVector<float>(Shape({2, 2, 3}), std::vector<float>{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12});
+  ASSERT_TRUE(g.ok());
+  auto like = Tensor::FromVector<float>(Shape({2, 1}), std::vector<float>{0, 0});
+  ASSERT_TRUE(like.ok());
+  // [2, 2, 3] to [2, 1]: the leading dim is summed away, the last one summed to 1.
+  auto out = RunOp("SumToShapeOf", {*g, *like});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(out->shape(), Shape({2, 1}));
+  ExpectClose(*out, {1 + 2 + 3 + 7 + 8 + 9, 4 + 5 + 6 + 10 + 11 + 12});
+  auto same = RunOp("SumToShapeOf", {*g, *g});
+  ASSERT_TRUE(same.ok()) << same.status();
+  EXPECT_EQ(same->shape(), g->shape());
+  auto bad = RunOp("SumToShapeOf", {*g, *Tensor::FromVector<float>(Shape({4}), std::vector<float>{0, 0, 0, 0})});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("is not a broadcast of [4]"));
+}
+
 TEST(ArgReduceTest, ArgMaxArgMin) {
   CheckArg<float>("ArgMax", DType::kInvalid);
   CheckArg<double>("ArgMin", DType::kInt32);

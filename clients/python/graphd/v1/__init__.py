@@ -26,6 +26,8 @@ from graphd import errors
 from graphd.v1 import dtypes
 from graphd.v1 import nn
 from graphd.v1 import strings
+from graphd.v1 import train
+from graphd.v1.gradients import gradients
 from graphd.v1.compare_ops import (equal, floordiv, floormod, greater, greater_equal, less,
                                    less_equal, logical_and, logical_not, logical_or, mod,
                                    not_equal)
@@ -36,11 +38,11 @@ from graphd.v1.dtypes import (DType, as_dtype, bfloat16, bool, double, float16, 
                               uint16, uint32, uint64)
 from graphd.v1.graph import (Graph, Operation, Tensor, control_dependencies,
                              get_default_graph, name_scope, reset_default_graph)
-from graphd.v1.ops import (add, add_n, cast, constant, convert_to_tensor, div, divide,
-                           group, identity, matmul, maximum, minimum, multiply, negative,
-                           no_op, ones, placeholder, realdiv, reduce_max, reduce_mean,
-                           reduce_sum, reshape, sigmoid, subtract, tanh, truediv,
-                           truncatediv, zeros)
+from graphd.v1.ops import (add, add_n, cast, constant, convert_to_tensor, div, divide, exp,
+                           group, identity, log, matmul, maximum, minimum, multiply, negative,
+                           no_op, one_hot, ones, placeholder, realdiv, reduce_max, reduce_mean,
+                           reduce_sum, reshape, rsqrt, sigmoid, sqrt, square, subtract, tanh,
+                           truediv, truncatediv, zeros)
 from graphd.v1.session import ConfigProto, Session, get_default_session
 from graphd.v1.session_pb2 import RunMetadata, RunOptions
 from graphd.v1.shapes import TensorShape
@@ -68,7 +70,7 @@ __all__ = [
     # comparisons, logic and control flow
     "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
     "logical_or", "logical_not", "floormod", "mod", "floordiv", "cond", "while_loop",
-    "print", "strings",
+    "print", "strings", "train", "gradients", "sqrt", "rsqrt", "exp", "log", "square", "one_hot",
     # variables
     "Variable", "assign", "assign_add", "assign_sub", "global_variables", "all_variables",
     "trainable_variables", "global_variables_initializer", "initialize_all_variables",

@@ -42,6 +42,10 @@ def int_attr(value):
     return _graph_pb2().AttrValue(i=int(value))
 
 
+def float_attr(value):
+    return _graph_pb2().AttrValue(f=float(value))
+
+
 def ints_attr(values):
     attr = _graph_pb2().AttrValue()
     attr.list.SetInParent()  # an empty list is still a list

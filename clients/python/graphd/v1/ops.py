@@ -248,6 +248,52 @@ def tanh(x, name=None):
     return _float_unary("Tanh", x, name)
 
 
+def sqrt(x, name=None):
+    return _float_unary("Sqrt", x, name)
+
+
+def rsqrt(x, name=None):
+    return _float_unary("Rsqrt", x, name)
+
+
+def exp(x, name=None):
+    return _float_unary("Exp", x, name)
+
+
+def log(x, name=None):
+    return _float_unary("Log", x, name)
+
+
+def square(x, name=None):
+    t = convert_to_tensor(x)
+    return _create("Square", [t], t.dtype, t.shape, name)
+
+
+def one_hot(indices, depth, on_value=None, off_value=None, axis=None, dtype=None, name=None):
+    """One-hot rows of ``depth`` along the last axis (graphd's OneHot)."""
+    t = convert_to_tensor(indices)
+    if not t.dtype.is_integer:
+        raise TypeError("one_hot indices must be integers, got %s" % t.dtype.name)
+    if axis not in (None, -1):
+        raise ValueError("graphd's one_hot puts the new axis last")
+    dtype = _dtypes.as_dtype(dtype or _dtypes.float32)
+    attrs = {"depth": _attrs.int_attr(int(depth)), "dtype": _attrs.type_attr(dtype)}
+    if on_value is not None:
+        attrs["on_value"] = _attrs.float_attr(float(on_value))
+    if off_value is not None:
+        attrs["off_value"] = _attrs.float_attr(float(off_value))
+    shape = None if t.shape is None else list(t.shape) + [int(depth)]
+    return _create("OneHot", [t], dtype, shape, name, attrs=attrs)
+
+
+def log_softmax(logits, axis=None, name=None):
+    """Log-softmax over the last axis."""
+    t = convert_to_tensor(logits)
+    if axis is not None and axis != -1 and (t.shape is None or axis != len(t.shape) - 1):
+        raise ValueError("graphd's LogSoftmax works over the last axis only")
+    return _float_unary("LogSoftmax", t, name)
+
+
 def softmax(logits, axis=None, name=None, dim=None):
     """Softmax over the last axis (the only axis graphd supports)."""
     axis = axis if axis is not None else dim
