@@ -58,6 +58,7 @@ bench: build
 	  --benchmark_out=$(BUILD_DIR)/bench/kernels.csv --benchmark_out_format=csv
 	$(PYTHON) bench/run_models.py --build-dir $(BUILD_DIR)
 	$(BUILD_DIR)/bin/serving_bench --models $(BUILD_DIR)/bench/models --csv $(BUILD_DIR)/bench/serving.csv
+	$(PYTHON) bench/training_bench.py --graphd $(BUILD_DIR)/bin/graphd --csv $(BUILD_DIR)/bench/training.csv
 
 build-asan: deps
 	@cmake -S . -B $(ASAN_BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_COMPILER=$(SAN_CXX) \
