@@ -16,7 +16,7 @@ int64_t IntAttr(const AttrMap& attrs, const std::string& key) {
 }  // namespace
 
 Status ImportGradients(const std::string& name, const std::vector<OutputRef>& inputs, const AttrMap& attrs,
-                       Graph& graph) {
+                       Graph& graph, int max_nodes) {
   const int64_t num_ys = IntAttr(attrs, "num_ys");
   const int64_t num_grad_ys = IntAttr(attrs, "num_grad_ys");
   if (num_ys < 1 || (num_grad_ys != 0 && num_grad_ys != num_ys) ||
@@ -45,6 +45,10 @@ Status ImportGradients(const std::string& name, const std::vector<OutputRef>& in
       if (zeros.ok()) g = *zeros;
     }
     if (status.ok()) status = graph.AddNode({.name = name, .op = "Identity", .inputs = {g}}).status();
+  }
+  if (status.ok() && graph.num_nodes() > max_nodes) {
+    status = errors::ResourceExhausted(absl::StrCat("the gradients of '", name, "' would grow the graph to ",
+                                                    graph.num_nodes(), " nodes; at most ", max_nodes, " are allowed"));
   }
   if (!status.ok()) {
     graph.Truncate(before);

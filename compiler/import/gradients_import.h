@@ -15,10 +15,14 @@
 namespace graphd::compiler {
 
 inline constexpr char kGradientsOp[] = "Gradients";
+// The most nodes a graph may reach through gradient expansion: a client's request
+// counts each Gradients node as one, and each may add a few times the graph's size.
+inline constexpr int kMaxNodesWithGradients = 1 << 21;
 
 // Expands a Gradients node `name` with resolved `inputs` and `attrs` into `graph`.
+// ResourceExhausted (the graph unchanged) when `graph` would exceed `max_nodes`.
 Status ImportGradients(const std::string& name, const std::vector<OutputRef>& inputs, const AttrMap& attrs,
-                       Graph& graph);
+                       Graph& graph, int max_nodes = kMaxNodesWithGradients);
 
 }  // namespace graphd::compiler
 

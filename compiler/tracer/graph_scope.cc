@@ -23,7 +23,8 @@ GraphScope::GraphScope(GraphScope* parent, std::string name)
       passes_(parent != nullptr ? parent->passes_ : nullptr),
       raw_bodies_(parent != nullptr ? parent->raw_bodies_ : std::make_shared<RawBodies>()),
       eager_lookup_(parent != nullptr ? parent->eager_lookup_ : nullptr),
-      lookup_owner_(parent != nullptr ? parent->lookup_owner_ : nullptr) {}
+      lookup_owner_(parent != nullptr ? parent->lookup_owner_ : nullptr),
+      max_nodes_(parent != nullptr ? parent->max_nodes_ : kMaxNodes) {}
 
 std::string GraphScope::UniqueName(const std::string& base) {
   std::string clean = base.empty() ? "op" : base;
@@ -36,6 +37,12 @@ std::string GraphScope::UniqueName(const std::string& base) {
 
 StatusOr<const Node*> GraphScope::Add(const std::string& op, const std::string& base, std::vector<OutputRef> inputs,
                                       AttrMap attrs, bool stateful, SourceRange range) {
+  if (graph_->num_nodes() >= max_nodes_) {
+    return errors::WithPythonClass(
+        errors::ResourceExhausted(absl::StrCat("a traced body holds at most ", max_nodes_,
+                                               " nodes (a Python loop unrolled or gradients taken too many times?)")),
+        "MemoryError");
+  }
   NodeSpec spec{.name = UniqueName(base), .op = op, .inputs = std::move(inputs), .attrs = std::move(attrs),
                 .range = std::move(range)};
   if (stateful && last_stateful_ != nullptr) spec.control_inputs.push_back(last_stateful_);

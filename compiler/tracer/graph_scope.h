@@ -25,6 +25,11 @@ class GraphScope {
   // A child scope inherits its parent's passes.
   GraphScope(GraphScope* parent, std::string name);
 
+  // The most nodes one traced body may hold (a trace that unrolls a Python loop or
+  // takes gradients in one cannot exhaust the server's memory); children inherit it.
+  static constexpr int kMaxNodes = 1 << 21;
+  void set_max_nodes(int n) { max_nodes_ = n; }
+
   // Passes run on the body in Finish (null: none). Must outlive the scope and the
   // scopes made inside it.
   void set_passes(const passes::Pipeline* passes) { passes_ = passes; }
@@ -89,6 +94,7 @@ class GraphScope {
   using RawBodies = absl::flat_hash_map<const Function*, FunctionRef>;
   std::shared_ptr<RawBodies> raw_bodies_;
   std::shared_ptr<EagerLookup> eager_lookup_;
+  int max_nodes_ = kMaxNodes;
   GraphScope* lookup_owner_ = nullptr;
 
   GraphScope* parent_;
