@@ -80,9 +80,13 @@ StatusOr<OutputRef> ConvFilterGrad(GradBuilder& b, OutputRef x, OutputRef dy, co
   return Transpose(b, cut, swap);
 }
 
+// The shape of `r` with every dimension but the batch (dimension 0) known; an unknown
+// batch comes back as -1.
 StatusOr<Shape> Known(const Node& n, OutputRef r, const std::string& what) {
   const PartialShape& s = TypeOf(r).shape;
-  if (!s.known_rank() || !s.fully_defined()) return NeedsStaticShape(n, what + " " + s.ToString());
+  bool known = s.known_rank() && s.rank() > 0;
+  for (int i = 1; known && i < s.rank(); ++i) known = s.dim(i) != kUnknownDim;
+  if (!known) return NeedsStaticShape(n, what + " " + s.ToString());
   return s.ToShape();
 }
 
@@ -165,15 +169,14 @@ StatusOr<GradOut> MaxPoolGrad(GradBuilder& b, const Node& n, Dy dy) {
   attrs["kernel_shape"] = g.kernel;
   attrs["indices"] = true;
   ASSIGN_OR_RETURN(const Node* pool, b.NodeOf("MaxPoolND", {x_c}, attrs));
-  const int64_t total = xs.num_elements();
   ASSIGN_OR_RETURN(OutputRef idx, b.Op("Reshape", {OutputRef{pool, 1}}, {{"shape", IntList{-1}}}));
   ASSIGN_OR_RETURN(OutputRef dy_c, Transpose(b, dy[0], kToNchw));
   ASSIGN_OR_RETURN(OutputRef upd, b.Op("Reshape", {dy_c}, {{"shape", IntList{-1}}}));
-  ASSIGN_OR_RETURN(OutputRef flat_x, b.Op("Reshape", {x_c}, {{"shape", IntList{total}}}));
+  ASSIGN_OR_RETURN(OutputRef flat_x, b.Op("Reshape", {x_c}, {{"shape", IntList{-1}}}));
   ASSIGN_OR_RETURN(OutputRef zeros, b.ZerosLike(flat_x));
   ASSIGN_OR_RETURN(OutputRef scattered, b.Op("ScatterElements", {zeros, idx, upd},
                                              {{"axis", int64_t{0}}, {"reduction", std::string("add")}}));
-  ASSIGN_OR_RETURN(OutputRef dx_c, b.Op("Reshape", {scattered}, {{"shape", IntList{xs.dim(0), xs.dim(3), xs.dim(1), xs.dim(2)}}}));
+  ASSIGN_OR_RETURN(OutputRef dx_c, b.Op("Reshape", {scattered}, {{"shape", IntList{-1, xs.dim(3), xs.dim(1), xs.dim(2)}}}));
   ASSIGN_OR_RETURN(OutputRef dx, Transpose(b, dx_c, kToNhwc));
   return GradOut{dx};
 }

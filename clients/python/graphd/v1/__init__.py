@@ -26,7 +26,13 @@ from graphd import errors
 from graphd.v1 import dtypes
 from graphd.v1 import nn
 from graphd.v1 import strings
+from graphd.v1 import layers
 from graphd.v1 import train
+from graphd.v1.array_ops import (argmax, argmin, concat, expand_dims, gather, placeholder_with_default, squeeze,
+                                 stack, transpose)
+from graphd.v1.variable_scope import (constant_initializer, get_variable, glorot_uniform_initializer,
+                                      ones_initializer, random_normal_initializer, random_uniform_initializer,
+                                      truncated_normal_initializer, variable_scope, zeros_initializer)
 from graphd.v1.gradients import gradients
 from graphd.v1.compare_ops import (equal, floordiv, floormod, greater, greater_equal, less,
                                    less_equal, logical_and, logical_not, logical_or, mod,
@@ -70,7 +76,10 @@ __all__ = [
     # comparisons, logic and control flow
     "less", "less_equal", "greater", "greater_equal", "equal", "not_equal", "logical_and",
     "logical_or", "logical_not", "floormod", "mod", "floordiv", "cond", "while_loop",
-    "print", "strings", "train", "gradients", "sqrt", "rsqrt", "exp", "log", "square", "one_hot",
+    "print", "strings", "layers", "concat", "stack", "gather", "transpose", "argmax", "argmin", "expand_dims",
+    "squeeze", "placeholder_with_default", "variable_scope", "get_variable", "zeros_initializer",
+    "ones_initializer", "constant_initializer", "random_normal_initializer", "random_uniform_initializer",
+    "truncated_normal_initializer", "glorot_uniform_initializer", "train", "gradients", "sqrt", "rsqrt", "exp", "log", "square", "one_hot",
     # variables
     "Variable", "assign", "assign_add", "assign_sub", "global_variables", "all_variables",
     "trainable_variables", "global_variables_initializer", "initialize_all_variables",

@@ -42,6 +42,10 @@ def int_attr(value):
     return _graph_pb2().AttrValue(i=int(value))
 
 
+def str_attr(value):
+    return _graph_pb2().AttrValue(s=value.encode() if isinstance(value, str) else bytes(value))
+
+
 def float_attr(value):
     return _graph_pb2().AttrValue(f=float(value))
 

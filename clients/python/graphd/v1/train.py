@@ -17,6 +17,47 @@ from graphd.v1.gradients import gradients as _gradients
 GLOBAL_STEP = "global_step"
 
 
+class Saver:
+    """Saves the session's variables to a file on the client (numpy .npz, keyed by
+    variable name) and restores them by feeding assign ops made here."""
+
+    def __init__(self, var_list=None, max_to_keep=5, name=None):
+        if var_list is None:
+            var_list = _variables.global_variables()
+        if isinstance(var_list, dict):
+            items = sorted(var_list.items())
+        else:
+            items = [(v.name.split(":")[0], v) for v in var_list]
+        if not items:
+            raise ValueError("No variables to save")
+        graph = _graph.graph_for([_ops._tensor_like(v) for _, v in items])
+        self._vars = items
+        self._feeds = []
+        with graph.as_default(), graph.name_scope(name or "save"):
+            for key, v in items:
+                ph = _ops.placeholder(v.dtype, v.shape, name="restore_" + key.replace("/", "_"))
+                self._feeds.append((ph, _variables.assign(v, ph)))
+
+    def save(self, sess, save_path, global_step=None):
+        import numpy as np
+        path = save_path if global_step is None else "%s-%d" % (save_path, int(global_step))
+        if not path.endswith(".npz"):
+            path += ".npz"
+        values = sess.run([v for _, v in self._vars])
+        np.savez(path, **{key: value for (key, _), value in zip(self._vars, values)})
+        return path
+
+    def restore(self, sess, save_path):
+        import numpy as np
+        path = save_path if save_path.endswith(".npz") else save_path + ".npz"
+        with np.load(path) as data:
+            missing = [key for key, _ in self._vars if key not in data]
+            if missing:
+                raise ValueError("%s holds no value for %s" % (path, ", ".join(missing)))
+            feed = {ph: data[key] for (key, _), (ph, _) in zip(self._vars, self._feeds)}
+        sess.run([op for _, op in self._feeds], feed)
+
+
 def get_global_step(graph=None):
     graph = graph or _graph.get_default_graph()
     steps = graph.get_collection(GLOBAL_STEP)
