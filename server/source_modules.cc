@@ -97,19 +97,26 @@ StatusOr<SourceModules::Loaded> SourceModules::Load(const std::string& source, c
   for (const std::string& name : loaded.functions) {
     ASSIGN_OR_RETURN(module.by_name[name], module.runtime->FunctionValue(name));
   }
+  // Top-level objects: their methods and __call__ are callable too ("model.step").
+  for (const std::string& name : module.runtime->ObjectNames()) loaded.functions.push_back(name);
   absl::MutexLock lock(&mu_);
   loaded.module_id = next_id_++;
   modules_[loaded.module_id] = std::move(module);
   return loaded;
 }
 
-StatusOr<Value> SourceModules::FunctionNamed(Module& module, const std::string& name) {
+StatusOr<Value> SourceModules::FunctionNamed(Module& module, const std::string& name, std::optional<Value>* self) {
   if (auto it = module.by_name.find(name); it != module.by_name.end()) return it->second;
   absl::MutexLock trace_lock(module.trace_mu.get());
   // A name bound by a trace: the module's state must include the traces it took.
   const CancellationToken unbounded;  // replays are bounded by the interpreter's step limit
   RETURN_IF_ERROR(CatchUp(module, unbounded));
-  return module.runtime->FunctionValue(name);
+  ASSIGN_OR_RETURN(compiler::tracer::ModuleRuntime::Callable callable, module.runtime->ResolveCallable(name));
+  if (callable.self.has_value()) {
+    if (self == nullptr) return errors::Internal("a method resolved without its instance");
+    *self = std::move(callable.self);
+  }
+  return callable.function;
 }
 
 StatusOr<SourceModules::Module*> SourceModules::Find(int64_t module_id) {
@@ -130,7 +137,9 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
     ASSIGN_OR_RETURN(module, Find(module_id));
   }
   // Modules are never removed while the session lives, so `module` stays valid.
-  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
+  std::optional<Value> self;
+  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function, &self));
+  if (self.has_value()) args.insert(args.begin(), *std::move(self));  // a method: its instance first
   return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only);
 }
 
@@ -150,11 +159,13 @@ StatusOr<SourceModules::Signature> SourceModules::SignatureOf(int64_t module_id,
     absl::MutexLock lock(&mu_);
     ASSIGN_OR_RETURN(module, Find(module_id));
   }
-  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
+  std::optional<Value> self;
+  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function, &self));
   const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
   Signature signature;
   if (info.input_signature != nullptr) signature.input_signature = *info.input_signature;
   signature.params = compiler::tracer::ModuleRuntime::ParamNames(fn);
+  if (self.has_value() && !signature.params.empty()) signature.params.erase(signature.params.begin());
   return signature;
 }
 
@@ -174,7 +185,8 @@ StatusOr<SourceModules::Description> SourceModules::Describe(int64_t module_id, 
       ASSIGN_OR_RETURN(module, Find(module_id));
     }
   }
-  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function));
+  std::optional<Value> self;
+  ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function, &self));
   absl::MutexLock lock(&mu_);
   Description d;
   auto it = module->functions.find(compiler::tracer::ModuleRuntime::Info(fn).serial);

@@ -148,7 +148,9 @@ class SourceModules {
   StatusOr<Module*> Find(int64_t module_id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // `module`'s function `name`: from the names bound at load, else (a name bound by
   // later tracing) from the runtime under the trace lock.
-  StatusOr<Value> FunctionNamed(Module& module, const std::string& name);
+  // `name`'s function; for a method or a callable object (ModuleRuntime::ResolveCallable)
+  // `*self` (when not null) is set to the instance it is bound to.
+  StatusOr<Value> FunctionNamed(Module& module, const std::string& name, std::optional<Value>* self = nullptr);
 
   const CompileContext compile_;
   absl::Mutex mu_;

@@ -1,6 +1,7 @@
 #include "compiler/tracer/module.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "compiler/autograph/converter.h"
 #include "compiler/frontend/parser.h"
 #include "compiler/tracer/builtins.h"
@@ -74,6 +75,43 @@ std::vector<std::string> ModuleRuntime::FunctionNames() const {
     if (value.object_as<FunctionObj>() && name != "ag__") names.push_back(name);
   }
   return names;
+}
+
+std::vector<std::string> ModuleRuntime::ObjectNames() const {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : globals_->attrs()) {
+    if (value.object_as<InstanceObj>()) names.push_back(name);
+  }
+  return names;
+}
+
+StatusOr<ModuleRuntime::Callable> ModuleRuntime::ResolveCallable(const std::string& path) {
+  std::vector<std::string> parts = absl::StrSplit(path, '.');
+  const Value* top = globals_->Find(parts[0]);
+  auto not_found = [&](const std::string& why) {
+    return errors::NotFound("the module has no function '" + path + "'" + why);
+  };
+  if (top == nullptr || parts.size() > 16) return not_found("");
+  Value v = *top;
+  for (size_t i = 1; i < parts.size(); ++i) {
+    auto inst = v.object_as<InstanceObj>();
+    if (inst != nullptr && i + 1 == parts.size()) {
+      // The last part on an object: a method, bound to it.
+      const Value* method = inst->cls()->Lookup(parts[i]);
+      if (method != nullptr && method->object_as<FunctionObj>()) return Callable{*method, v};
+    }
+    if (parts[i].empty() || parts[i][0] == '_') return not_found(" (private attributes are not callable)");
+    auto next = interp_->GetAttr(v, parts[i]);
+    if (!next.ok()) return not_found(": " + std::string(next.status().message()));
+    v = *std::move(next);
+  }
+  if (v.object_as<FunctionObj>()) return Callable{v, std::nullopt};
+  if (auto inst = v.object_as<InstanceObj>()) {
+    const Value* call = inst->cls()->Lookup("__call__");
+    if (call != nullptr && call->object_as<FunctionObj>()) return Callable{*call, v};
+    return not_found(" (the object's class defines no __call__)");
+  }
+  return not_found(" (it is a " + v.TypeName() + ", not a function, a method or a callable object)");
 }
 
 StatusOr<Value> ModuleRuntime::FunctionValue(const std::string& name) const {

@@ -55,6 +55,18 @@ class ModuleRuntime {
 
   // The function bound to `name` at top level; NotFound when there is none.
   StatusOr<Value> FunctionValue(const std::string& name) const;
+  // Names bound at top level to instances of classes (objects whose methods, and whose
+  // __call__, clients may call: "layer", "layer.method").
+  std::vector<std::string> ObjectNames() const;
+  // What `path` names: a top-level function ("f"), a method of a top-level object
+  // ("model.step", "model.encoder.forward") or a callable object ("model": its
+  // __call__). The function, and the instance a method is bound to (its first
+  // argument); NotFound naming the path otherwise.
+  struct Callable {
+    Value function;
+    std::optional<Value> self;
+  };
+  StatusOr<Callable> ResolveCallable(const std::string& path);
   // `fn` must be a function value (FunctionValue, or one the module's code passed).
   static FunctionInfo Info(const Value& fn);
   // `fn`'s positional parameter names.

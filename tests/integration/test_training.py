@@ -400,3 +400,48 @@ def test_lenet_training_matches_torch(client):
     np.testing.assert_allclose(f1, t["f1"].detach().numpy(), atol=1e-4)
     np.testing.assert_allclose(b, b1.detach().numpy(), atol=1e-4)
     assert not np.allclose(c1, init["c1"], atol=1e-4)  # the step moved the filters
+
+
+OBJECTS = '''
+import tensorflow as tf
+
+class Scale(tf.Module):
+  def __init__(self):
+    super().__init__()
+    self.k = tf.Variable(2.0)
+    self.inner = Inner()
+
+  @tf.function
+  def __call__(self, x):
+    return x * self.k
+
+  @tf.function
+  def train(self, x, target):
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_sum(tf.square(self(x) - target))
+    self.k.assign_sub(0.05 * tape.gradient(loss, self.k))
+    return loss
+
+class Inner(tf.Module):
+  @tf.function
+  def double(self, x):
+    return x * 2.0
+
+scale = Scale()
+'''
+
+
+def test_module_objects_are_callable_from_the_client(client):
+    mod = client.load_module(OBJECTS, filename="objects.py")
+    assert "scale" in mod.functions
+    np.testing.assert_allclose(mod.scale(np.float32([1.0, 3.0])), [2.0, 6.0])
+    np.testing.assert_allclose(mod.scale.inner.double(np.float32(4.0)), 8.0)
+    for _ in range(40):
+        mod.scale.train(np.float32([1.0, 2.0]), np.float32([3.0, 6.0]))
+    np.testing.assert_allclose(mod.scale(np.float32(1.0)), 3.0, rtol=1e-3)
+    with pytest.raises(graphd.errors.NotFoundError, match="scale.missing"):
+        mod.scale.missing(np.float32(1.0))
+    with pytest.raises(AttributeError):
+        mod.scale._secret  # private attributes are not offered
+    with pytest.raises(graphd.errors.NotFoundError, match="not a function, a method or a callable object"):
+        mod.scale.k(np.float32(1.0))

@@ -163,12 +163,19 @@ class Function:
             session_handle=self._module._client.session_handle, module_id=self._module.module_id,
             function=self.__name__)).code
 
+    def __getattr__(self, name):
+        # A method of a module-level object: mod.model.step(...) calls "model.step".
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return Function(self._module, self.__name__ + "." + name)
+
     def __repr__(self):
         return "<graphd function %s>" % self.__name__
 
 
 class Module:
-    """A module loaded into the session; its functions are attributes."""
+    """A module loaded into the session; its functions and top-level objects are
+    attributes (``mod.f(x)``, ``mod.model(x)`` for its __call__, ``mod.model.step(x)``)."""
 
     def __init__(self, client, module_id, functions):
         self._client = client
