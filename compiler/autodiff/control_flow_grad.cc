@@ -57,6 +57,20 @@ Status CheckPure(const Node& n, const Function& fn) {
   return absl::OkStatus();
 }
 
+// The node's two bodies (attributes `a`, `b`) as traced, checked free of side effects.
+StatusOr<std::pair<FunctionRef, FunctionRef>> PureBodies(const GradEnv* env, const Node& n, const char* a,
+                                                         const char* b) {
+  FunctionRef first = AttrOr<FunctionRef>(n, a, nullptr), second = AttrOr<FunctionRef>(n, b, nullptr);
+  if (first == nullptr || second == nullptr) return errors::Internal(absl::StrCat(n.name(), " lacks its bodies"));
+  if (env != nullptr) {
+    first = env->Raw(first);
+    second = env->Raw(second);
+  }
+  RETURN_IF_ERROR(CheckPure(n, *first));
+  RETURN_IF_ERROR(CheckPure(n, *second));
+  return std::make_pair(first, second);
+}
+
 // The source variables (of env) read in `bodies`, with one read of each for its type.
 std::map<std::string, const Node*> SourceVariables(const GradEnv* env, const std::vector<FunctionRef>& bodies) {
   std::map<std::string, const Node*> all, out;
@@ -218,14 +232,8 @@ StatusOr<FunctionRef> BranchGrad(GradEnv* env, const Node& n, const Function& br
 
 StatusOr<GradOut> IfGrad(GradBuilder& b, const Node& n, Dy dy) {
   GradEnv* env = b.env();
-  FunctionRef then_fn = AttrOr<FunctionRef>(n, "then_branch", nullptr);
-  FunctionRef else_fn = AttrOr<FunctionRef>(n, "else_branch", nullptr);
-  if (env != nullptr) {
-    then_fn = env->Raw(then_fn);
-    else_fn = env->Raw(else_fn);
-  }
-  RETURN_IF_ERROR(CheckPure(n, *then_fn));
-  RETURN_IF_ERROR(CheckPure(n, *else_fn));
+  ASSIGN_OR_RETURN(auto branches, PureBodies(env, n, "then_branch", "else_branch"));
+  const auto& [then_fn, else_fn] = branches;
   const auto vars = SourceVariables(env, {then_fn, else_fn});
   ASSIGN_OR_RETURN(FunctionRef then_grad, BranchGrad(env, n, *then_fn, dy, vars));
   ASSIGN_OR_RETURN(FunctionRef else_grad, BranchGrad(env, n, *else_fn, dy, vars));
@@ -338,14 +346,8 @@ StatusOr<Recorded> RecordingLoop(GradBuilder& b, GradEnv* env, const Node& n, co
 
 StatusOr<GradOut> WhileGrad(GradBuilder& b, const Node& n, Dy dy) {
   GradEnv* env = b.env();
-  FunctionRef cond = AttrOr<FunctionRef>(n, "cond", nullptr);
-  FunctionRef body = AttrOr<FunctionRef>(n, "body", nullptr);
-  if (env != nullptr) {
-    cond = env->Raw(cond);
-    body = env->Raw(body);
-  }
-  RETURN_IF_ERROR(CheckPure(n, *cond));
-  RETURN_IF_ERROR(CheckPure(n, *body));
+  ASSIGN_OR_RETURN(auto bodies, PureBodies(env, n, "cond", "body"));
+  const auto& [cond, body] = bodies;
   const int nv = body->num_args();
   const std::vector<bool> invariant = Invariants(*body);
   const auto vars = SourceVariables(env, {body});

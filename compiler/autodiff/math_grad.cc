@@ -35,22 +35,19 @@ UnaryRule Times(std::function<StatusOr<OutputRef>(GradBuilder&, OutputRef x, Out
   };
 }
 
-// 1 / sqrt(sign * x^2 + c).
-StatusOr<OutputRef> RsqrtOf(GradBuilder& b, OutputRef x, double sign, double c) {
+// `op`(sign * x^2 + c): Rsqrt or Reciprocal of it.
+StatusOr<OutputRef> OfSquarePlus(GradBuilder& b, const char* op, OutputRef x, double sign, double c) {
   ASSIGN_OR_RETURN(OutputRef x2, b.Op("Square", {x}));
   ASSIGN_OR_RETURN(OutputRef s, b.Scale(x2, sign));
   ASSIGN_OR_RETURN(OutputRef cc, b.Scalar(TypeOf(x).dtype, c));
   ASSIGN_OR_RETURN(OutputRef sum, b.Add(s, cc));
-  return b.Op("Rsqrt", {sum});
+  return b.Op(op, {sum});
 }
-
-// 1 / (sign * x^2 + c).
+StatusOr<OutputRef> RsqrtOf(GradBuilder& b, OutputRef x, double sign, double c) {
+  return OfSquarePlus(b, "Rsqrt", x, sign, c);
+}
 StatusOr<OutputRef> ReciprocalOf(GradBuilder& b, OutputRef x, double sign, double c) {
-  ASSIGN_OR_RETURN(OutputRef x2, b.Op("Square", {x}));
-  ASSIGN_OR_RETURN(OutputRef s, b.Scale(x2, sign));
-  ASSIGN_OR_RETURN(OutputRef cc, b.Scalar(TypeOf(x).dtype, c));
-  ASSIGN_OR_RETURN(OutputRef sum, b.Add(s, cc));
-  return b.Op("Reciprocal", {sum});
+  return OfSquarePlus(b, "Reciprocal", x, sign, c);
 }
 
 void RegisterUnary(GradRegistry& r) {

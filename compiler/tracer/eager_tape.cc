@@ -18,15 +18,19 @@ EagerRecording::EagerRecording() : scope_(std::make_unique<GraphScope>(nullptr, 
   scope_->set_eager_lookup([this](const TensorObj& t) { return Lookup(t); });
 }
 
-std::optional<OutputRef> EagerRecording::Lookup(const TensorObj& t) const {
-  if (t.symbolic() || !t.value.has_value()) return std::nullopt;
-  const void* key = KeyOf(*t.value);
+std::optional<OutputRef> EagerRecording::Find(const Tensor& value) const {
+  const void* key = KeyOf(value);
   if (key == nullptr) return std::nullopt;
   auto it = held_.find(key);
   if (it == held_.end()) return std::nullopt;
   const Tensor& held = it->second.first;
-  if (held.dtype() != t.value->dtype() || held.shape() != t.value->shape()) return std::nullopt;
+  if (held.dtype() != value.dtype() || held.shape() != value.shape()) return std::nullopt;
   return it->second.second;
+}
+
+std::optional<OutputRef> EagerRecording::Lookup(const TensorObj& t) const {
+  if (t.symbolic() || !t.value.has_value()) return std::nullopt;
+  return Find(*t.value);
 }
 
 StatusOr<OutputRef> EagerRecording::Hold(const Tensor& value, OutputRef ref) {
@@ -73,10 +77,8 @@ Status EagerRecording::RecordOp(const std::string& op, const std::vector<OutputR
   std::vector<OutputRef> in;
   for (const OutputRef& r : inputs) {
     const Tensor& value = std::get<Tensor>(r.node->attrs().find("value")->second);
-    auto it = held_.find(KeyOf(value));
-    if (KeyOf(value) != nullptr && it != held_.end() && it->second.first.dtype() == value.dtype() &&
-        it->second.first.shape() == value.shape()) {
-      in.push_back(it->second.second);
+    if (std::optional<OutputRef> held = Find(value)) {
+      in.push_back(*held);
     } else {
       ASSIGN_OR_RETURN(OutputRef c, Constant(value));
       in.push_back(c);

@@ -38,6 +38,8 @@ class EagerRecording : public EagerTape {
   StatusOr<std::vector<Tensor>> Evaluate(EagerRunner& runner, const std::vector<OutputRef>& refs) const;
 
  private:
+  // The node held for a tensor with `value`'s buffer, dtype and shape.
+  std::optional<OutputRef> Find(const Tensor& value) const;
   StatusOr<OutputRef> Hold(const Tensor& value, OutputRef ref);
   StatusOr<OutputRef> Constant(const Tensor& value);
 

@@ -55,6 +55,16 @@ StatusOr<std::vector<OutputRef>> TensorLeaves(Interpreter& interp, Tracer& t, co
   return refs;
 }
 
+// The targets' seeds (output_gradients, grad_ys): one per target.
+Status AddSeeds(Differentiation& d, const std::vector<OutputRef>& seeds, const std::string& what) {
+  if (seeds.size() != d.request.targets.size()) {
+    return PyError("ValueError", absl::StrCat(what, " has ", seeds.size(), " tensors for ", d.request.targets.size(),
+                                              " targets"));
+  }
+  for (const OutputRef& s : seeds) d.request.target_grads.push_back(s);
+  return absl::OkStatus();
+}
+
 // Turns gradient node outputs into values (symbolic tensors, or eager ones computed).
 using Materialize = std::function<StatusOr<std::vector<Value>>(const std::vector<OutputRef>&)>;
 
@@ -316,11 +326,7 @@ class GradientTapeObj : public Object {
     if (a.Has("output_gradients")) {
       ASSIGN_OR_RETURN(std::vector<OutputRef> seeds,
                        Targets(interp, *t, a.GetOr("output_gradients", Value::None()), "output_gradients"));
-      if (seeds.size() != d.request.targets.size()) {
-        return PyError("ValueError", absl::StrCat("output_gradients has ", seeds.size(), " tensors for ",
-                                                  d.request.targets.size(), " targets"));
-      }
-      for (const OutputRef& s : seeds) d.request.target_grads.push_back(s);
+      RETURN_IF_ERROR(AddSeeds(d, seeds, "output_gradients"));
     }
     RETURN_IF_ERROR(FlattenLeaves(sources, d.source_leaves));
     const Graph& graph = scope->graph();
@@ -456,7 +462,7 @@ StatusOr<Value> Gradients(Interpreter& interp, CallArgs& call) {
   ASSIGN_OR_RETURN(d.request.targets, TensorLeaves(interp, *t, ys, "gradients() ys"));
   if (a.Has("grad_ys")) {
     ASSIGN_OR_RETURN(std::vector<OutputRef> seeds, TensorLeaves(interp, *t, a.GetOr("grad_ys", Value::None()), "grad_ys"));
-    for (const OutputRef& s : seeds) d.request.target_grads.push_back(s);
+    RETURN_IF_ERROR(AddSeeds(d, seeds, "grad_ys"));
   }
   RETURN_IF_ERROR(FlattenLeaves(xs, d.source_leaves));
   const Graph& graph = t->scope().graph();

@@ -120,7 +120,8 @@ StatusOr<OutputRef> Tracer::ToTensor(const Value& v, DType hint) {
   return OutputRef{c, 0};
 }
 
-StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs) {
+StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs,
+                                 bool stateful) {
   // A one-op body: the inputs (constants of the module scope) copied in as Consts.
   GraphScope body(nullptr, op);
   std::vector<OutputRef> in;
@@ -139,7 +140,7 @@ StatusOr<Value> Tracer::RunEager(const std::string& op, const std::vector<Output
   ASSIGN_OR_RETURN(FunctionRef fn, body.Finish(std::move(results)));
   ASSIGN_OR_RETURN(std::vector<Tensor> outs, eager_->Run(*fn));
   for (EagerTape* tape : std::vector<EagerTape*>(eager_tapes_)) {
-    RETURN_IF_ERROR(tape->RecordOp(op, inputs, (*node)->attrs(), (*node)->op().stateful || stateful_hint_, outs));
+    RETURN_IF_ERROR(tape->RecordOp(op, inputs, (*node)->attrs(), (*node)->op().stateful || stateful, outs));
   }
   std::vector<Value> values;
   for (Tensor& t : outs) {
@@ -167,10 +168,7 @@ std::optional<StatusOr<Value>> Tracer::CallFunction(Interpreter& interp, const V
 
 StatusOr<Value> Tracer::Op(const std::string& op, std::vector<OutputRef> inputs, AttrMap attrs,
                            const std::string& base, bool stateful) {
-  if (eager_ != nullptr && !in_staged_body()) {
-    stateful_hint_ = stateful;
-    return RunEager(op, inputs, std::move(attrs));
-  }
+  if (eager_ != nullptr && !in_staged_body()) return RunEager(op, inputs, std::move(attrs), stateful);
   auto node = scope().Add(op, NameScopePrefix() + (base.empty() ? LowerOpName(op) : base), std::move(inputs),
                           std::move(attrs), stateful,
                           interp_ ? interp_->current_range() : SourceRange{});

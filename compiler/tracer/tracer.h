@@ -94,7 +94,8 @@ class Tracer : public TensorHooks {
   }
 
  private:
-  StatusOr<Value> RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs);
+  // `stateful`: made as stateful (as Op's), whatever the op's definition says.
+  StatusOr<Value> RunEager(const std::string& op, const std::vector<OutputRef>& inputs, AttrMap attrs, bool stateful);
 
   std::vector<GraphScope*> scopes_;
   std::vector<std::string> name_scopes_;  // full prefixes, innermost last
@@ -103,7 +104,6 @@ class Tracer : public TensorHooks {
   bool variables_allowed_ = true;
   std::vector<EagerTape*> eager_tapes_;
   bool inline_calls_ = false;
-  bool stateful_hint_ = false;  // the op RunEager runs was made as stateful
 };
 
 // The interpreter's tracer, or a TypeError saying tensors need a tf.function.

@@ -315,3 +315,17 @@ def test_variables_read_only_inside_staged_bodies(client):
     assert float(mod.only_in_branch(np.float32(1.0))) == 6.0
     assert float(mod.only_in_branch(np.float32(-1.0))) == 1.0
     assert float(mod.only_in_loop(np.int32(3))) == pytest.approx(27.0)
+
+
+def test_seed_count_must_match_the_targets(client):
+    src = '''
+import tensorflow as tf
+
+@tf.function
+def f(x):
+  y = x * x
+  return tf.gradients([y, y], [x], grad_ys=[tf.ones_like(y)])
+'''
+    mod = client.load_module(src, filename="seeds.py")
+    with pytest.raises(ValueError, match="grad_ys has 1 tensors for 2 targets"):
+        mod.f(np.float32(1.0))
