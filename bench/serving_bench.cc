@@ -5,10 +5,13 @@
 // client has a channel (and connection) of its own.
 //
 //   serving_bench --models build/bench/models [--budget-s 3] [--only mlp] [--csv PATH]
+//                 [--device cpu|gpu] [--queue-delay-us 1000] [--instances 1]
 //
 // The repository is made in a temporary directory from <models>/{mlp,resnet18}.onnx
 // (exported by bench/run_models.py): NAME (max_batch_size 32, no batching) and
-// NAME_batched (the same with dynamic_batching, max_queue_delay 1 ms).
+// NAME_batched (the same with dynamic_batching, max_queue_delay 1 ms), on the CPU or,
+// with --device gpu, the GPU (instance_group kind KIND_GPU; on the device machine), with
+// --instances executions at once (instance_group count: batches in flight together).
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -55,16 +58,20 @@ void Write(const fs::path& path, const std::string& text) {
 }
 
 // NAME and NAME_batched in `root`, both on <models>/NAME.onnx.
-void AddModel(const fs::path& root, const fs::path& models, const Model& m) {
+void AddModel(const fs::path& root, const fs::path& models, const Model& m, const std::string& device,
+              int64_t queue_delay_us, int instances) {
   std::string dims;
   for (int64_t d : m.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
   const std::string config = "max_batch_size: 32\ninput [ { name: \"" + m.input + "\" data_type: TYPE_FP32 dims: [ " +
-                             dims + " ] } ]\n";
+                             dims + " ] } ]\ninstance_group [ { kind: " + (device == "gpu" ? "KIND_GPU" : "KIND_CPU") +
+                             " count: " + std::to_string(instances) + " } ]\n";
   for (const std::string& name : {m.name, m.name + "_batched"}) {
     fs::create_directories(root / name / "1");
     fs::copy_file(models / (m.name + ".onnx"), root / name / "1" / "model.onnx");
     Write(root / name / "config.pbtxt",
-          config + (name == m.name ? "" : "dynamic_batching { max_queue_delay_microseconds: 1000 }\n"));
+          config + (name == m.name ? ""
+                                   : "dynamic_batching { max_queue_delay_microseconds: " +
+                                         std::to_string(queue_delay_us) + " }\n"));
   }
 }
 
@@ -200,6 +207,9 @@ int main(int argc, char** argv) {
   double budget_s = 3;
   std::vector<int> concurrency = {1, 8, 32};
   std::vector<std::string> only;
+  std::string device = "cpu";
+  int64_t queue_delay_us = 1000;
+  int instances = 1;
   CLI::App app("graphd serving benchmark (KServe v2 ModelInfer)", "serving_bench");
   app.add_option("--server", server, "graphd binary")->capture_default_str();
   app.add_option("--models", models, "Directory of exported mlp.onnx and resnet18.onnx")->capture_default_str();
@@ -207,6 +217,15 @@ int main(int argc, char** argv) {
   app.add_option("--concurrency", concurrency, "Concurrent clients per case")->delimiter(',');
   app.add_option("--csv", csv, "CSV output path");
   app.add_option("--only", only, "Run only these models (mlp, resnet18)")->delimiter(',');
+  app.add_option("--device", device, "Where the models run: cpu or gpu (instance_group kind)")
+      ->check(CLI::IsMember({"cpu", "gpu"}))
+      ->capture_default_str();
+  app.add_option("--queue-delay-us", queue_delay_us, "max_queue_delay_microseconds of the batched models")
+      ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
+      ->capture_default_str();
+  app.add_option("--instances", instances, "instance_group count: executions of a model at once")
+      ->check(CLI::Range(1, 64))
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
   std::vector<Model> cases;
@@ -219,7 +238,7 @@ int main(int argc, char** argv) {
     return 1;
   }
   const fs::path root = tmpl;
-  for (const Model& m : cases) AddModel(root, models, m);
+  for (const Model& m : cases) AddModel(root, models, m, device, queue_delay_us, instances);
   auto proc = ServerProcess::Start(server, {"--model-repository", root.string()});
   Check(proc.status(), "start graphd");
   std::vector<Row> rows;
@@ -236,7 +255,9 @@ int main(int argc, char** argv) {
   proc->reset();
   fs::remove_all(root);
 
-  std::printf("\nServing through KServe v2 ModelInfer (batch-1 requests, raw contents), %.0f s per case\n", budget_s);
+  std::printf("\nServing through KServe v2 ModelInfer on the %s (batch-1 requests, raw contents), %.0f s per case, "
+              "batching delay %lld us, %d instance(s)\n",
+              device == "gpu" ? "GPU" : "CPU", budget_s, static_cast<long long>(queue_delay_us), instances);
   std::printf("%-9s %-8s %5s %10s %9s %9s %8s\n", "model", "batching", "conc", "req/s", "p50 ms", "p99 ms", "requests");
   for (const Row& r : rows) {
     std::printf("%-9s %-8s %5d %10.1f %9.3f %9.3f %8lld\n", r.model.c_str(), r.batching ? "on" : "off",

@@ -19,7 +19,8 @@
 # On the device:  device-bundle/run PROGRAM [ARGS...]  or  device-bundle/bin/PROGRAM [ARGS...]
 # (bin/ holds one small wrapper per program, for tools that want a path, e.g.
 # GRAPHD_BIN=device-bundle/bin/graphd for the integration tests), and
-# device-bundle/python/ the generated Python stubs (graphd/v1/*_pb2*.py, ignored by git
+# device-bundle/python/ the generated Python stubs (graphd/v1/*_pb2*.py and, in
+# python/kserve/, graphd/kserve's; ignored by git
 # and so not in a carried working tree; scripts/gpu-verify.sh copies them in place).
 # unpacks into ${GRAPHD_BUNDLE_DIR:-/tmp/graphd-bundle} when the archive is newer
 # than the last unpack, then runs bin/PROGRAM with LD_LIBRARY_PATH set to the bundled
@@ -135,6 +136,9 @@ done
 stubs=$(dirname "$0")/../clients/python/graphd/v1
 cp "$stubs"/*_pb2.py "$stubs"/*_pb2_grpc.py "$out/python/" 2>/dev/null || \
   echo "device-bundle: no generated Python stubs in $stubs (build first); bundle has none" >&2
+mkdir -p "$out/python/kserve"  # the KServe v2 stubs (graphd/kserve), for clients built from them alone
+cp "$stubs"/../kserve/*_pb2.py "$stubs"/../kserve/*_pb2_grpc.py "$out/python/kserve/" 2>/dev/null || \
+  echo "device-bundle: no generated KServe stubs in $stubs/../kserve (build first)" >&2
 
 if [ "$onnx_testdata" = 1 ]; then
   data=/usr/share/libonnx-testdata/data

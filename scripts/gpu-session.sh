@@ -28,12 +28,7 @@ while [ $# -gt 0 ]; do
 done
 export PYTHONUNBUFFERED=1
 mkdir -p "$out/v" "$out/b"
-nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv,noheader
-if ! ldconfig -p | grep -q 'libcudnn.so.9 ' || ! ldconfig -p | grep -q 'libcublas.so.13 '; then
-  wheels=$(python3 -c "import glob, os, nvidia; print(':'.join(sorted({os.path.dirname(p) for d in nvidia.__path__ for p in glob.glob(os.path.join(d, '**', 'lib*.so*'), recursive=True)})))" 2>/dev/null)
-  export LD_LIBRARY_PATH=${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}/usr/local/cuda/lib64:$wheels
-  echo "gpu-session: LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-fi
+source "$(dirname "$0")/gpu-env.sh"
 fails=0
 echo "== gpu-verify"
 timeout 240 bash scripts/gpu-verify.sh --out "$out/v" $quick || fails=$((fails + 1))

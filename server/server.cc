@@ -78,8 +78,8 @@ GraphdServer::GraphdServer(ServerOptions options)
                                           .mode = *models::ControlModeFromName(options_.model_control_mode),
                                           .pool = pool_.get(),
                                           .metrics = &serving_metrics_},
-              [this](const std::string& model, int64_t version) {
-                return sessions_.CreateModelSession(absl::StrCat(model, "/", version));
+              [this](const std::string& model, int64_t version, models::InstanceKind kind) {
+                return sessions_.CreateModelSession(absl::StrCat(model, "/", version), models::InstanceKindName(kind));
               }),
       session_service_(sessions_, CallEnv(), *device_),
       diagnostics_service_(sessions_, CallEnv()),

@@ -90,13 +90,7 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
   uint64_t owner = 0;
   if (!type.empty() && type != device_.info().device_type) {
     if (type != "GPU") return errors::InvalidArgument(absl::StrCat("unknown device '", device, "' (use cpu or gpu)"));
-    if (gpu_.probe.devices.empty()) {
-      return errors::FailedPrecondition(absl::StrCat("no GPU device on this server (", gpu_.probe.reason, ")"));
-    }
-    if (gpu_.device == nullptr) {
-      return errors::FailedPrecondition(absl::StrCat("the server found ", gpu_.probe.devices[0].description,
-                                                     " but cannot use it: ", gpu_.unusable, "; use device=\"cpu\""));
-    }
+    RETURN_IF_ERROR(CheckGpuUsable());
     chosen = gpu_.device;
     target = &gpu_target_;
     // GPU memory is accounted per session and goes back when it closes: its concrete
@@ -139,17 +133,38 @@ StatusOr<std::shared_ptr<Session>> SessionManager::Create(const GraphDef& initia
   return session;
 }
 
-std::shared_ptr<Session> SessionManager::CreateModelSession(const std::string& name) {
+StatusOr<std::shared_ptr<Session>> SessionManager::CreateModelSession(const std::string& name,
+                                                                      absl::string_view device) {
+  const bool gpu = device == "gpu" || (device == "auto" && gpu_.device != nullptr);
+  if (gpu) RETURN_IF_ERROR(CheckGpuUsable());
   const uint64_t owner = next_owner_.fetch_add(1);
   cache_.AddOwner(owner);
   compiler::FunctionCache* cache = &cache_;
-  return std::shared_ptr<Session>(
-      new Session(absl::StrCat("model:", name),
-                  CompileContext{.device = device_, .target = cpu_target_, .cache = cache_, .owner = owner}),
-      [cache, owner](Session* s) {
-        delete s;
-        cache->EraseOwner(owner);
-      });
+  // The owner number keeps the handle (the GPU memory owner too) unique while a
+  // reloaded version's old and new sessions both live.
+  auto session = new Session(absl::StrCat("model:", name, "#", owner),
+                             CompileContext{.device = gpu ? *gpu_.device : device_,
+                                            .target = gpu ? gpu_target_ : cpu_target_,
+                                            .cache = cache_,
+                                            .owner = owner});
+  std::function<void(absl::string_view)> release = gpu ? gpu_.release_memory : nullptr;
+  return std::shared_ptr<Session>(session, [cache, owner, release](Session* s) {
+    const std::string handle = s->handle();
+    delete s;
+    cache->EraseOwner(owner);
+    if (release) release(handle);
+  });
+}
+
+Status SessionManager::CheckGpuUsable() const {
+  if (gpu_.probe.devices.empty()) {
+    return errors::FailedPrecondition(absl::StrCat("no GPU device on this server (", gpu_.probe.reason, ")"));
+  }
+  if (gpu_.device == nullptr) {
+    return errors::FailedPrecondition(absl::StrCat("the server found ", gpu_.probe.devices[0].description,
+                                                   " but cannot use it: ", gpu_.unusable, "; use device=\"cpu\""));
+  }
+  return absl::OkStatus();
 }
 
 StatusOr<std::shared_ptr<Session>> SessionManager::Get(absl::string_view handle, absl::string_view tenant) const {

@@ -68,11 +68,13 @@ class SessionManager {
   StatusOr<std::shared_ptr<Session>> Create(const GraphDef& initial, absl::string_view device = "",
                                             absl::string_view tenant = "", int64_t tenant_max_sessions = 0,
                                             bool own_functions = false, absl::string_view handle = "");
-  // A CPU session for a served model version (server/models): not listed, not counted
+  // A session for a served model version (server/models): not listed, not counted
   // against the limit, never expired. Its concrete functions are its own (an owner in
-  // the function cache), erased when the last reference to it goes, so an unloaded
-  // model's memory goes back.
-  std::shared_ptr<Session> CreateModelSession(const std::string& name);
+  // the function cache), erased when the last reference to it goes, and a GPU
+  // session's device memory goes back then too, so an unloaded model's memory goes
+  // back. `device`: "cpu", "gpu" (FAILED_PRECONDITION naming why on a server without a
+  // usable GPU) or "auto" (the GPU when there is a usable one, else the CPU).
+  StatusOr<std::shared_ptr<Session>> CreateModelSession(const std::string& name, absl::string_view device = "cpu");
   // NOT_FOUND "session <h> not found (closed, expired or on another replica)", also
   // for another tenant's session (its existence is not revealed).
   StatusOr<std::shared_ptr<Session>> Get(absl::string_view handle, absl::string_view tenant = "") const;
@@ -96,6 +98,8 @@ class SessionManager {
   std::string NewHandle() const;
   // ResourceExhausted when the server, or `tenant` (at `tenant_max`), is at its limit.
   Status CheckLimits(absl::string_view tenant, int64_t tenant_max) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // FailedPrecondition naming why when the server has no usable GPU.
+  Status CheckGpuUsable() const;
 
   const SessionLimits limits_;
   const executor::Device& device_;

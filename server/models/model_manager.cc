@@ -127,10 +127,17 @@ Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
   for (const auto& [v, file] : read->versions) {
     if (versions.contains(v)) continue;
     CancellationToken token;
-    auto served = ServedModel::Load(*read, v, sessions_(name, v), token, options_.pool, options_.metrics);
+    StatusOr<std::shared_ptr<Session>> session = sessions_(name, v, InstanceKindOf(read->config));
+    if (!session.ok()) {
+      // Only KIND_GPU fails here (KIND_AUTO falls back to the CPU), and it has a config.
+      return record_error(errors::FailedPrecondition(
+          absl::StrCat(read->config_path, ": instance_group kind KIND_GPU: ", session.status().message())));
+    }
+    const std::string device = (*session)->device().info().name;
+    auto served = ServedModel::Load(*read, v, *std::move(session), token, options_.pool, options_.metrics);
     if (!served.ok()) return record_error(served.status());
-    GRAPHD_LOG_INFO("model {} version {} loaded ({}, {} bytes)", name, v, std::string((*served)->platform()),
-                    (*served)->file_bytes());
+    GRAPHD_LOG_INFO("model {} version {} loaded ({}, {} bytes, on {})", name, v, std::string((*served)->platform()),
+                    (*served)->file_bytes(), device);
     versions[v] = std::shared_ptr<const ServedModel>(*std::move(served));
     files[v] = file;
   }

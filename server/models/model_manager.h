@@ -53,8 +53,11 @@ struct ModelIndexEntry {
 
 class ModelManager {
  public:
-  // Makes the internal session a model version runs in (each version its own).
-  using SessionFactory = std::function<std::shared_ptr<Session>(const std::string& model, int64_t version)>;
+  // Makes the internal session a model version runs in (each version its own), on the
+  // device its instance groups ask for; an error (no usable GPU for KIND_GPU) leaves
+  // the model unavailable with that reason.
+  using SessionFactory = std::function<StatusOr<std::shared_ptr<Session>>(const std::string& model, int64_t version,
+                                                                          InstanceKind kind)>;
 
   ModelManager(ModelManagerOptions options, SessionFactory sessions);
 

@@ -69,11 +69,21 @@ Status CheckConfig(const std::string& path, const std::string& name, const v1::M
       return Bad(path, "max_queue_delay_microseconds is over 10 seconds");
     }
   }
+  if (c.instance_group_size() > 16) return Bad(path, "instance_group: more than 16 groups");
   for (const v1::ModelInstanceGroup& g : c.instance_group()) {
-    if (g.kind() != v1::ModelInstanceGroup::KIND_AUTO && g.kind() != v1::ModelInstanceGroup::KIND_CPU) {
-      return Bad(path, "instance_group: served models run on the CPU (kind KIND_CPU or KIND_AUTO)");
+    if (g.kind() == v1::ModelInstanceGroup::KIND_MODEL) {
+      return Bad(path, "instance_group: kind KIND_MODEL is not supported (use KIND_AUTO, KIND_CPU or KIND_GPU)");
     }
     if (g.count() < 0 || g.count() > 64) return Bad(path, "instance_group: count must be between 0 and 64");
+    if (g.gpus_size() > 0 && g.kind() != v1::ModelInstanceGroup::KIND_GPU) {
+      return Bad(path, "instance_group: gpus is for kind KIND_GPU");
+    }
+    for (int32_t gpu : g.gpus()) {
+      if (gpu != 0) return Bad(path, absl::StrCat("instance_group: gpus [", gpu, "]: graphd serves models on GPU 0"));
+    }
+    if (g.kind() != c.instance_group(0).kind()) {
+      return Bad(path, "instance_group: every group must name the same kind (a model runs on one device)");
+    }
   }
   if (c.version_policy().has_latest() && c.version_policy().latest().num_versions() == 0) {
     return Bad(path, "version_policy latest: num_versions must be at least 1");
@@ -220,6 +230,24 @@ StatusOr<std::string> ReadModelFile(const std::string& path, int64_t max_bytes) 
   std::string data(size, '\0');
   if (!in.read(data.data(), static_cast<std::streamsize>(size))) return Bad(path, "cannot be read");
   return data;
+}
+
+InstanceKind InstanceKindOf(const v1::ModelConfig& config) {
+  if (config.instance_group_size() == 0) return InstanceKind::kAuto;
+  switch (config.instance_group(0).kind()) {
+    case v1::ModelInstanceGroup::KIND_GPU: return InstanceKind::kGpu;
+    case v1::ModelInstanceGroup::KIND_CPU: return InstanceKind::kCpu;
+    default: return InstanceKind::kAuto;
+  }
+}
+
+absl::string_view InstanceKindName(InstanceKind kind) {
+  switch (kind) {
+    case InstanceKind::kGpu: return "gpu";
+    case InstanceKind::kCpu: return "cpu";
+    case InstanceKind::kAuto: break;
+  }
+  return "auto";
 }
 
 }  // namespace graphd::server::models

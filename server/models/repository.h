@@ -42,6 +42,12 @@ struct RepositoryModel {
   std::map<int64_t, VersionFile> versions;
 };
 
+// Where a model's instance groups (config.pbtxt) ask it to run; ReadModel has checked
+// that they agree. kAuto: the GPU when the server has a usable one, else the CPU.
+enum class InstanceKind { kAuto, kCpu, kGpu };
+InstanceKind InstanceKindOf(const v1::ModelConfig& config);
+absl::string_view InstanceKindName(InstanceKind kind);  // "auto", "cpu", "gpu"
+
 // Letters, digits, '_', '-' and '.', not starting with '.', at most 128 characters:
 // a model name never reaches outside the repository.
 bool ValidModelName(absl::string_view name);

@@ -83,9 +83,29 @@ TEST_F(RepositoryTest, ConfigErrorsNameTheFileAndTheProblem) {
   EXPECT_THAT(Error("dynamic_batching { }"), HasSubstr("needs max_batch_size"));
   EXPECT_THAT(Error("max_batch_size: 4 dynamic_batching { preferred_batch_size: 8 }"), HasSubstr("preferred_batch_size 8"));
   EXPECT_THAT(Error("version_policy { latest { } }"), HasSubstr("num_versions"));
-  EXPECT_THAT(Error("instance_group [ { kind: KIND_GPU } ]"), HasSubstr("CPU"));
+  EXPECT_THAT(Error("instance_group [ { kind: KIND_MODEL } ]"), HasSubstr("KIND_MODEL is not supported"));
+  EXPECT_THAT(Error("instance_group [ { kind: KIND_GPU gpus: [ 1 ] } ]"), HasSubstr("gpus [1]"));
+  EXPECT_THAT(Error("instance_group [ { kind: KIND_CPU gpus: [ 0 ] } ]"), HasSubstr("gpus is for kind KIND_GPU"));
+  EXPECT_THAT(Error("instance_group [ { kind: KIND_GPU }, { kind: KIND_CPU } ]"), HasSubstr("same kind"));
+  EXPECT_THAT(Error("instance_group [ { count: 65 } ]"), HasSubstr("count"));
   EXPECT_THAT(Error("platform: \"graphd_function\""), HasSubstr("does not match"));
   EXPECT_EQ(Error("platform: \"onnxruntime_onnx\" max_batch_size: 8"), "");
+}
+
+TEST_F(RepositoryTest, InstanceGroupsNameWhereTheModelRuns) {
+  Write("m/1/model.onnx", "x");
+  auto kind_of = [&](const std::string& config) {
+    Write("m/config.pbtxt", config);
+    auto read = ReadModel(root_.string(), "m");
+    EXPECT_TRUE(read.ok()) << read.status();
+    return read.ok() ? InstanceKindOf(read->config) : InstanceKind::kAuto;
+  };
+  EXPECT_EQ(kind_of(""), InstanceKind::kAuto);
+  EXPECT_EQ(kind_of("instance_group [ { count: 2 } ]"), InstanceKind::kAuto);
+  EXPECT_EQ(kind_of("instance_group [ { kind: KIND_CPU count: 2 } ]"), InstanceKind::kCpu);
+  EXPECT_EQ(kind_of("instance_group [ { kind: KIND_GPU gpus: [ 0 ] }, { kind: KIND_GPU count: 2 } ]"),
+            InstanceKind::kGpu);
+  EXPECT_EQ(InstanceKindName(InstanceKind::kGpu), "gpu");
 }
 
 TEST_F(RepositoryTest, VersionsNeedExactlyOneModelFile) {

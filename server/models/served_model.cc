@@ -5,9 +5,12 @@
 #include <cstring>
 
 #include "absl/algorithm/container.h"
+#include "absl/cleanup/cleanup.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "core/memory_account.h"
+#include "executor/gpu/gpu_device.h"
+#include "executor/memory_owner.h"
 #include "graphd/v1/graph.pb.h"
 #include "server/models/datatypes.h"
 #include "server/service/graph_codec.h"
@@ -334,6 +337,11 @@ StatusOr<std::vector<Tensor>> ServedModel::Execute(std::vector<Tensor> inputs, c
   // several tenants'): its compiles and tensors are charged to the server's account.
   ScopedMemoryAccount server_memory(nullptr);
   tenancy::ScopedCompileMeter no_compile_quota(nullptr);
+  // Device memory (a GPU model's) is charged to the model's own session, and the GPU
+  // streams this thread took go back to the pool when the unit of work ends (a batch
+  // on the pool's thread is one; so are warmup and an unbatched request).
+  executor::ScopedMemoryOwner device_owner(session_->handle());
+  absl::Cleanup release_gpu_streams = [] { executor::gpu::ReleaseThreadState(); };
   if (kind_ == ModelKind::kSource) return ExecuteSource(std::move(inputs), token);
   std::vector<GraphValue> values;
   values.reserve(inputs.size());
