@@ -5,13 +5,16 @@
 // client has a channel (and connection) of its own.
 //
 //   serving_bench --models build/bench/models [--budget-s 3] [--only mlp] [--csv PATH]
-//                 [--device cpu|gpu] [--queue-delay-us 1000] [--instances 1]
+//                 [--device cpu|gpu] [--queue-delay-us 1000] [--instances N]
 //
 // The repository is made in a temporary directory from <models>/{mlp,resnet18}.onnx
 // (exported by bench/run_models.py): NAME (max_batch_size 32, no batching) and
 // NAME_batched (the same with dynamic_batching, max_queue_delay 1 ms), on the CPU or,
 // with --device gpu, the GPU (instance_group kind KIND_GPU; on the device machine), with
-// --instances executions at once (instance_group count: batches in flight together).
+// --instances executions at once (instance_group count: batches in flight together;
+// default the server's, 1 on the CPU and 2 on a GPU). Each row also gives what the
+// server's ModelStatistics say of the case: requests per execution (the mean batch)
+// and the mean execution time.
 #include <grpcpp/grpcpp.h>
 #include <unistd.h>
 
@@ -50,7 +53,26 @@ struct Row {
   int concurrency;
   double rps, p50_ms, p99_ms;
   int64_t requests;
+  double mean_batch = 0, exec_ms = 0;  // the server's ModelStatistics over the case
 };
+
+// What ModelStatistics says of `model` so far: requests, executions, execution ns.
+struct ServerStats {
+  uint64_t requests = 0, executions = 0, compute_ns = 0;
+};
+
+ServerStats Stats(const std::string& target, const std::string& model) {
+  auto stub = inference::GRPCInferenceService::NewStub(grpc::CreateChannel(target, grpc::InsecureChannelCredentials()));
+  grpc::ClientContext ctx;
+  ctx.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  inference::ModelStatisticsRequest req;
+  req.set_name(model);
+  inference::ModelStatisticsResponse resp;
+  grpc::Status s = stub->ModelStatistics(&ctx, req, &resp);
+  if (!s.ok() || resp.model_stats_size() == 0) return {};
+  const inference::ModelStatistics& m = resp.model_stats(0);
+  return {m.inference_count(), m.execution_count(), m.inference_stats().compute_infer().ns()};
+}
 
 void Write(const fs::path& path, const std::string& text) {
   fs::create_directories(path.parent_path());
@@ -64,7 +86,7 @@ void AddModel(const fs::path& root, const fs::path& models, const Model& m, cons
   for (int64_t d : m.dims) dims += (dims.empty() ? "" : ", ") + std::to_string(d);
   const std::string config = "max_batch_size: 32\ninput [ { name: \"" + m.input + "\" data_type: TYPE_FP32 dims: [ " +
                              dims + " ] } ]\ninstance_group [ { kind: " + (device == "gpu" ? "KIND_GPU" : "KIND_CPU") +
-                             " count: " + std::to_string(instances) + " } ]\n";
+                             (instances > 0 ? " count: " + std::to_string(instances) : std::string()) + " } ]\n";
   for (const std::string& name : {m.name, m.name + "_batched"}) {
     fs::create_directories(root / name / "1");
     fs::copy_file(models / (m.name + ".onnx"), root / name / "1" / "model.onnx");
@@ -176,9 +198,17 @@ Call EchoCall(const std::shared_ptr<grpc::Channel>& channel) {
 
 Row RunCase(const std::string& target, const Model& m, bool batching, int concurrency, double budget_s) {
   const std::string model = batching ? m.name + "_batched" : m.name;
+  const ServerStats before = Stats(target, model);
   auto [all, elapsed] = Drive(target, concurrency, budget_s, InferCall(model, m));
-  return Row{m.name, batching, concurrency, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.5),
-             Percentile(all, 0.99), static_cast<int64_t>(all.size())};
+  const ServerStats after = Stats(target, model);
+  Row row{m.name, batching, concurrency, static_cast<double>(all.size()) / elapsed, Percentile(all, 0.5),
+          Percentile(all, 0.99), static_cast<int64_t>(all.size())};
+  if (after.executions > before.executions) {
+    const double executions = static_cast<double>(after.executions - before.executions);
+    row.mean_batch = static_cast<double>(after.requests - before.requests) / executions;
+    row.exec_ms = static_cast<double>(after.compute_ns - before.compute_ns) / executions * 1e-6;
+  }
+  return row;
 }
 
 // p50s (ms) of the echo and of `m`'s ModelInfer at concurrency 1, measured in
@@ -209,7 +239,7 @@ int main(int argc, char** argv) {
   std::vector<std::string> only;
   std::string device = "cpu";
   int64_t queue_delay_us = 1000;
-  int instances = 1;
+  int instances = 0;
   CLI::App app("graphd serving benchmark (KServe v2 ModelInfer)", "serving_bench");
   app.add_option("--server", server, "graphd binary")->capture_default_str();
   app.add_option("--models", models, "Directory of exported mlp.onnx and resnet18.onnx")->capture_default_str();
@@ -224,7 +254,7 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(int64_t{0}, int64_t{1'000'000}))
       ->capture_default_str();
   app.add_option("--instances", instances, "instance_group count: executions of a model at once")
-      ->check(CLI::Range(1, 64))
+      ->check(CLI::Range(0, 64))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -256,12 +286,14 @@ int main(int argc, char** argv) {
   fs::remove_all(root);
 
   std::printf("\nServing through KServe v2 ModelInfer on the %s (batch-1 requests, raw contents), %.0f s per case, "
-              "batching delay %lld us, %d instance(s)\n",
-              device == "gpu" ? "GPU" : "CPU", budget_s, static_cast<long long>(queue_delay_us), instances);
-  std::printf("%-9s %-8s %5s %10s %9s %9s %8s\n", "model", "batching", "conc", "req/s", "p50 ms", "p99 ms", "requests");
+              "batching delay %lld us, instances %s\n",
+              device == "gpu" ? "GPU" : "CPU", budget_s, static_cast<long long>(queue_delay_us),
+              instances > 0 ? std::to_string(instances).c_str() : "(server default)");
+  std::printf("%-9s %-8s %5s %10s %9s %9s %8s %6s %8s\n", "model", "batching", "conc", "req/s", "p50 ms", "p99 ms",
+              "requests", "batch", "exec ms");
   for (const Row& r : rows) {
-    std::printf("%-9s %-8s %5d %10.1f %9.3f %9.3f %8lld\n", r.model.c_str(), r.batching ? "on" : "off",
-                r.concurrency, r.rps, r.p50_ms, r.p99_ms, static_cast<long long>(r.requests));
+    std::printf("%-9s %-8s %5d %10.1f %9.3f %9.3f %8lld %6.1f %8.3f\n", r.model.c_str(), r.batching ? "on" : "off",
+                r.concurrency, r.rps, r.p50_ms, r.p99_ms, static_cast<long long>(r.requests), r.mean_batch, r.exec_ms);
   }
   auto find = [&](const std::string& model, bool batching, int c) -> const Row* {
     for (const Row& r : rows) {
@@ -281,10 +313,10 @@ int main(int argc, char** argv) {
   }
   if (!csv.empty()) {
     std::ofstream out(csv);
-    out << "model,batching,concurrency,requests_per_s,p50_ms,p99_ms,requests\n";
+    out << "model,batching,concurrency,requests_per_s,p50_ms,p99_ms,requests,mean_batch,exec_ms\n";
     for (const Row& r : rows) {
       out << r.model << "," << (r.batching ? "on" : "off") << "," << r.concurrency << "," << r.rps << "," << r.p50_ms
-          << "," << r.p99_ms << "," << r.requests << "\n";
+          << "," << r.p99_ms << "," << r.requests << "," << r.mean_batch << "," << r.exec_ms << "\n";
     }
     std::printf("CSV: %s\n", csv.c_str());
   }

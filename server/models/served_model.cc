@@ -223,8 +223,14 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
         .preferred_batch_sizes = {b.preferred_batch_size().begin(), b.preferred_batch_size().end()},
         .max_queue_delay = std::chrono::microseconds(b.max_queue_delay_microseconds()),
         .max_in_flight = 0};
-    for (const v1::ModelInstanceGroup& g : model.config.instance_group()) options.max_in_flight += g.count() > 0 ? g.count() : 1;
-    options.max_in_flight = std::max(options.max_in_flight, 1);
+    // A group without a count runs one batch at a time on the CPU (a batch takes the
+    // worker pool) and two on a GPU, so that one batch's inputs are joined and copied
+    // in and its outputs sent back while the other computes.
+    const int per_group = served->session_->device().info().device_type == "GPU" ? 2 : 1;
+    for (const v1::ModelInstanceGroup& g : model.config.instance_group()) {
+      options.max_in_flight += g.count() > 0 ? g.count() : per_group;
+    }
+    if (model.config.instance_group_size() == 0) options.max_in_flight = per_group;
     const ServedModel* self = served.get();
     served->batcher_ = std::make_unique<serving::Batcher>(
         std::move(options),
