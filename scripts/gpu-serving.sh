@@ -2,7 +2,7 @@
 # Issue 15's GPU checks in one device call: served models on the GPU (instance_group
 # KIND_GPU) and the serving table there, batching off and on.
 #
-#   bash scripts/gpu-serving.sh [--budget-s S] [--serving-only] [--skip-extra]
+#   bash scripts/gpu-serving.sh [--budget-s S] [--serving-only] [--skip-extra] [--skip-cpu]
 #
 # Run on the device machine from the repository root with a bundle carried that holds
 # graphd, serving_bench and gpu_device_test:
@@ -15,7 +15,7 @@
 #     off and on; the server's default of 2 batches in flight on a GPU) ->
 #     serving_gpu.log / .csv; ResNet-18 again with 1 and with 4 batches in flight ->
 #     serving_gpu_x1.log, serving_gpu_x4.log; then both on that
-#     machine's CPU (16 cores) for comparison -> serving_cpu.*;
+#     machine's CPU (16 cores) for comparison, unless --skip-cpu -> serving_cpu.*;
 #  4. unless --serving-only: tests/integration/test_serving_gpu.py and
 #     test_gpu_sessions.py on the real GPU;
 #  5. unless --skip-extra or --serving-only: gpu_device_test, and the training tests
@@ -26,11 +26,13 @@ out=${OUT:-gpu-serving-out}
 budget=2
 extra=1
 tests=1
+cpu=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --budget-s) budget=$2; shift 2 ;;
     --skip-extra) extra=0; shift ;;
     --serving-only) extra=0; tests=0; shift ;;
+    --skip-cpu) cpu=0; shift ;;
     -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "gpu-serving: unknown argument '$1'" >&2; exit 2 ;;
   esac
@@ -61,7 +63,7 @@ for n in 1 4; do  # ResNet-18 with one and with four batches in flight
   step serving_gpu_x$n 100 "$bundle/run" serving_bench --server "$bundle/bin/graphd" --models "$models" \
     --device gpu --only resnet18 --instances $n --budget-s "$budget"
 done
-step serving_cpu 150 "$bundle/run" serving_bench --server "$bundle/bin/graphd" --models "$models" --device cpu \
+[ "$cpu" = 1 ] && step serving_cpu 150 "$bundle/run" serving_bench --server "$bundle/bin/graphd" --models "$models" --device cpu \
   --budget-s "$budget" --csv "$out/serving_cpu.csv"
 [ "$tests" = 1 ] && step pytest_serving 200 env GRAPHD_BIN="$bundle/bin/graphd" GRAPHD_DEVICE=gpu PYTHONPATH=clients/python \
   python3 -m pytest -q -p no:cacheprovider tests/integration/test_serving_gpu.py tests/integration/test_gpu_sessions.py

@@ -206,6 +206,12 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
   ASSIGN_OR_RETURN(served->outputs_, Match(loaded.outputs, model.config.output(), served->max_batch_size_,
                                            /*all=*/false, "output", model.config_path, file.path,
                                            &served->output_index_));
+  // A batched GPU model's batches are padded to a few sizes, each warmed below: a
+  // GPU session measures its convolution algorithms on the first run of a shape.
+  const bool on_gpu = served->session_->device().info().device_type == "GPU";
+  if (on_gpu && pool != nullptr && model.config.has_dynamic_batching()) {
+    served->padded_sizes_ = serving::PaddedBatchSizes(served->max_batch_size_);
+  }
   RETURN_IF_ERROR(served->Warmup(model.config, token));
   if (metrics != nullptr) {
     const std::string version_label = absl::StrCat(version);
@@ -222,11 +228,12 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
         .max_batch_size = served->max_batch_size_,
         .preferred_batch_sizes = {b.preferred_batch_size().begin(), b.preferred_batch_size().end()},
         .max_queue_delay = std::chrono::microseconds(b.max_queue_delay_microseconds()),
-        .max_in_flight = 0};
+        .max_in_flight = 0,
+        .padded_sizes = served->padded_sizes_};
     // A group without a count runs one batch at a time on the CPU (a batch takes the
     // worker pool) and two on a GPU, so that one batch's inputs are joined and copied
     // in and its outputs sent back while the other computes.
-    const int per_group = served->session_->device().info().device_type == "GPU" ? 2 : 1;
+    const int per_group = on_gpu ? 2 : 1;
     for (const v1::ModelInstanceGroup& g : model.config.instance_group()) {
       options.max_in_flight += g.count() > 0 ? g.count() : per_group;
     }
@@ -262,18 +269,22 @@ Status ServedModel::Warmup(const v1::ModelConfig& config, const CancellationToke
     requests.push_back(std::move(inputs));
   }
   if (config.model_warmup().empty()) {
-    // Without warmup requests: one of batch 1 when the shapes allow it.
-    std::vector<Tensor> inputs;
-    for (const TensorInfo& in : inputs_) {
-      std::vector<int64_t> dims = in.shape;
-      if (max_batch_size_ > 0 && !dims.empty()) dims[0] = 1;
-      if (in.dtype == DType::kString || absl::c_any_of(dims, [](int64_t d) { return d < 0; })) {
-        return absl::OkStatus();  // nothing to guess from
+    // Without warmup requests: one of batch 1 when the shapes allow it, or one of each
+    // size the batches are padded to.
+    const std::vector<int64_t> sizes = padded_sizes_.empty() ? std::vector<int64_t>{1} : padded_sizes_;
+    for (int64_t size : sizes) {
+      std::vector<Tensor> inputs;
+      for (const TensorInfo& in : inputs_) {
+        std::vector<int64_t> dims = in.shape;
+        if (max_batch_size_ > 0 && !dims.empty()) dims[0] = size;
+        if (in.dtype == DType::kString || absl::c_any_of(dims, [](int64_t d) { return d < 0; })) {
+          return absl::OkStatus();  // nothing to guess from
+        }
+        ASSIGN_OR_RETURN(Tensor t, WarmupTensor(in.dtype, dims, /*random=*/false));
+        inputs.push_back(std::move(t));
       }
-      ASSIGN_OR_RETURN(Tensor t, WarmupTensor(in.dtype, dims, /*random=*/false));
-      inputs.push_back(std::move(t));
+      requests.push_back(std::move(inputs));
     }
-    requests.push_back(std::move(inputs));
   }
   for (auto& inputs : requests) {
     // Not Run: warmup requests are not the model's traffic (its statistics).

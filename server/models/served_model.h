@@ -119,6 +119,9 @@ class ServedModel {
   metrics::Histogram* compute_ = nullptr;
   metrics::Histogram* queue_ = nullptr;
   metrics::Histogram* batch_size_ = nullptr;
+  // What batches are padded to (serving::BatcherOptions; empty: not padded), and the
+  // sizes warmed when the config names no warmup.
+  std::vector<int64_t> padded_sizes_;
   std::unique_ptr<serving::Batcher> batcher_;  // last: it stops before the rest goes
 };
 

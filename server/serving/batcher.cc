@@ -23,17 +23,20 @@ bool Compatible(const std::vector<Tensor>& a, const std::vector<Tensor>& b) {
   return true;
 }
 
-StatusOr<Tensor> ConcatRows(const std::vector<const Tensor*>& parts) {
+StatusOr<Tensor> ConcatRows(const std::vector<const Tensor*>& parts, int64_t rows) {
   std::vector<int64_t> dims = parts[0]->shape().dims();
   dims[0] = 0;
   for (const Tensor* p : parts) dims[0] += p->shape().dim(0);
+  dims[0] = std::max(dims[0], rows);
   ASSIGN_OR_RETURN(Shape shape, Shape::Make(std::move(dims)));
   ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(parts[0]->dtype(), shape));
   if (out.dtype() == DType::kString) {
     std::string* dst = out.data<std::string>();
+    std::string* const end = dst + out.num_elements();
     for (const Tensor* p : parts) {
       for (int64_t i = 0; i < p->num_elements(); ++i) *dst++ = p->data<std::string>()[i];
     }
+    for (; dst != end; ++dst) dst->clear();
     return out;
   }
   char* dst = static_cast<char*>(out.raw_data());
@@ -41,7 +44,15 @@ StatusOr<Tensor> ConcatRows(const std::vector<const Tensor*>& parts) {
     std::memcpy(dst, p->raw_data(), p->bytes());
     dst += p->bytes();
   }
+  std::memset(dst, 0, static_cast<char*>(out.raw_data()) + out.bytes() - dst);
   return out;
+}
+
+std::vector<int64_t> PaddedBatchSizes(int64_t max_batch_size) {
+  std::vector<int64_t> sizes;
+  for (int64_t s = 1; s < max_batch_size; s *= 2) sizes.push_back(s);
+  if (max_batch_size > 0) sizes.push_back(max_batch_size);
+  return sizes;
 }
 
 StatusOr<Tensor> SliceRows(const Tensor& t, int64_t begin, int64_t rows) {
@@ -200,11 +211,20 @@ void Batcher::RunBatch(std::vector<Request>& batch) {
   auto fail_all = [&live](const Status& s) {
     for (Request* r : live) r->done(s);
   };
+  int64_t padded = rows;
+  for (int64_t size : options_.padded_sizes) {
+    if (size >= rows) {
+      padded = size;
+      break;
+    }
+  }
+  // One request, not padded: its inputs run as they are, its outputs are its own.
+  const bool alone = live.size() == 1 && padded == rows;
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < live[0]->inputs.size(); ++i) {
     std::vector<const Tensor*> parts;
     for (const Request* r : live) parts.push_back(&r->inputs[i]);
-    auto joined = live.size() == 1 ? StatusOr<Tensor>(live[0]->inputs[i]) : ConcatRows(parts);
+    auto joined = alone ? StatusOr<Tensor>(live[0]->inputs[i]) : ConcatRows(parts, padded);
     if (!joined.ok()) return fail_all(joined.status());
     inputs.push_back(*std::move(joined));
   }
@@ -217,11 +237,11 @@ void Batcher::RunBatch(std::vector<Request>& batch) {
   const int64_t ns = std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start).count();
   if (!outputs.ok()) return fail_all(outputs.status());
   if (on_batch_) on_batch_(rows, ns);
-  if (live.size() == 1) return live[0]->done(*std::move(outputs));
+  if (alone) return live[0]->done(*std::move(outputs));
   for (const Tensor& out : *outputs) {
-    if (out.shape().rank() == 0 || out.shape().dim(0) != rows) {
+    if (out.shape().rank() == 0 || out.shape().dim(0) != padded) {
       return fail_all(errors::Internal(absl::StrCat("a batched output has shape ", out.shape().ToString(),
-                                                    ", not ", rows, " rows: the model does not batch")));
+                                                    ", not ", padded, " rows: the model does not batch")));
     }
   }
   int64_t begin = 0;

@@ -37,6 +37,12 @@ struct BatcherOptions {
   std::vector<int> preferred_batch_sizes;  // each in [1, max_batch_size]
   std::chrono::microseconds max_queue_delay{0};
   int max_in_flight = 1;  // batches running at once (the model's instance count)
+  // Ascending; empty: a batch runs with the rows it has. Else a batch of n rows runs
+  // padded with zero rows to the first size >= n (the last must be max_batch_size),
+  // so that a model whose first run of a shape is costly (a GPU model measures its
+  // convolution algorithms per shape) sees only these shapes; the padding's output
+  // rows are dropped.
+  std::vector<int64_t> padded_sizes;
   // Requests waiting at most; more are refused (ResourceExhausted) until it drains.
   size_t max_queue = 1024;
 };
@@ -93,8 +99,12 @@ class Batcher {
 
 // Whether a and b may share a batch: equal dtypes, ranks and every dimension but the first.
 bool Compatible(const std::vector<Tensor>& a, const std::vector<Tensor>& b);
-// The tensors of `parts` (each a request's input i) joined along the first dimension.
-StatusOr<Tensor> ConcatRows(const std::vector<const Tensor*>& parts);
+// The tensors of `parts` (each a request's input i) joined along the first dimension,
+// then zero rows (empty strings) up to `rows` rows when that is more.
+StatusOr<Tensor> ConcatRows(const std::vector<const Tensor*>& parts, int64_t rows = 0);
+// The sizes a GPU model's batches are padded to: the powers of two below
+// max_batch_size, and max_batch_size.
+std::vector<int64_t> PaddedBatchSizes(int64_t max_batch_size);
 // Rows [begin, begin + rows) of `t`.
 StatusOr<Tensor> SliceRows(const Tensor& t, int64_t begin, int64_t rows);
 

@@ -1,6 +1,7 @@
 #include "server/serving/batcher.h"
 
 #include <atomic>
+#include <mutex>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -26,6 +27,22 @@ TEST(BatcherTest, ConcatAndSliceRows) {
   EXPECT_THAT(slice->flat<float>(), ::testing::ElementsAre(3, 4, 5, 6));
   EXPECT_TRUE(Compatible({a}, {b}));
   EXPECT_FALSE(Compatible({a}, {Rows({1, 2, 3}, 3)}));
+}
+
+TEST(BatcherTest, ConcatPadsWithZeroRowsAndPaddedSizesArePowersOfTwo) {
+  Tensor a = Rows({1, 2}, 2), b = Rows({3, 4}, 2);
+  auto joined = ConcatRows({&a, &b}, 4);
+  ASSERT_TRUE(joined.ok());
+  EXPECT_EQ(joined->shape(), Shape({4, 2}));
+  EXPECT_THAT(joined->flat<float>(), ::testing::ElementsAre(1, 2, 3, 4, 0, 0, 0, 0));
+  const std::vector<std::string> x = {"x"};
+  Tensor s = *Tensor::FromVector<std::string>(Shape({1}), x);
+  auto strings = ConcatRows({&s}, 3);
+  ASSERT_TRUE(strings.ok());
+  EXPECT_THAT(strings->flat<std::string>(), ::testing::ElementsAre("x", "", ""));
+  EXPECT_THAT(PaddedBatchSizes(32), ::testing::ElementsAre(1, 2, 4, 8, 16, 32));
+  EXPECT_THAT(PaddedBatchSizes(24), ::testing::ElementsAre(1, 2, 4, 8, 16, 24));
+  EXPECT_THAT(PaddedBatchSizes(1), ::testing::ElementsAre(1));
 }
 
 // Runs the model as y = 2x and records each execution's rows.
@@ -64,6 +81,59 @@ TEST(BatcherTest, JoinsConcurrentRequestsAndSplitsTheResults) {
     ASSERT_TRUE(results[i].ok()) << results[i].status();
     EXPECT_THAT((*results[i])[0].flat<float>(), ::testing::ElementsAre(2 * i, 2 * (i + 100)));
   }
+}
+
+TEST(BatcherTest, PaddedBatchesRunAtTheirSizesAndDropThePadding) {
+  Fixture f;
+  std::mutex mu;
+  std::vector<int64_t> sizes;  // of every execution
+  Batcher::RunFn run = [&](std::vector<Tensor> in, const CancellationToken& t) {
+    {
+      std::lock_guard<std::mutex> lock(mu);
+      sizes.push_back(in[0].shape().dim(0));
+    }
+    return f.run(std::move(in), t);
+  };
+  Batcher batcher({.max_batch_size = 8,
+                   .max_queue_delay = std::chrono::milliseconds(50),
+                   .padded_sizes = {1, 2, 4, 8}},
+                  run, nullptr, f.pool);
+  CancellationToken token;
+  constexpr int kRequests = 7;  // rows 1, 2, 1, 2, ...: 10 rows, at most 8 a batch
+  std::vector<StatusOr<std::vector<Tensor>>> results(kRequests, errors::Internal("unset"));
+  std::atomic<int> done{0};
+  absl::Notification all;
+  for (int i = 0; i < kRequests; ++i) {
+    std::vector<float> values = {float(i), float(i + 100)};
+    if (i % 2 == 1) values.insert(values.end(), {float(i + 200), float(i + 300)});
+    batcher.Submit({Rows(values, 2)}, &token, [&, i](StatusOr<std::vector<Tensor>> r) {
+      results[i] = std::move(r);
+      if (++done == kRequests) all.Notify();
+    });
+  }
+  all.WaitForNotification();
+  for (int64_t size : sizes) EXPECT_THAT(size, ::testing::AnyOf(1, 2, 4, 8));
+  for (int i = 0; i < kRequests; ++i) {
+    ASSERT_TRUE(results[i].ok()) << results[i].status();
+    if (i % 2 == 1) {
+      EXPECT_THAT((*results[i])[0].flat<float>(),
+                  ::testing::ElementsAre(2 * i, 2 * (i + 100), 2 * (i + 200), 2 * (i + 300)));
+    } else {
+      EXPECT_THAT((*results[i])[0].flat<float>(), ::testing::ElementsAre(2 * i, 2 * (i + 100)));
+    }
+  }
+  // A lone request of 3 rows runs padded to 4 and gets its 3 rows back.
+  absl::Notification lone;
+  StatusOr<std::vector<Tensor>> three = errors::Internal("unset");
+  batcher.Submit({Rows({1, 2, 3, 4, 5, 6}, 2)}, &token, [&](auto r) {
+    three = std::move(r);
+    lone.Notify();
+  });
+  lone.WaitForNotification();
+  ASSERT_TRUE(three.ok()) << three.status();
+  EXPECT_THAT((*three)[0].flat<float>(), ::testing::ElementsAre(2, 4, 6, 8, 10, 12));
+  std::lock_guard<std::mutex> lock(mu);
+  EXPECT_EQ(sizes.back(), 4);
 }
 
 TEST(BatcherTest, IncompatibleShapesRunInSeparateBatches) {
