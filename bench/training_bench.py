@@ -7,9 +7,11 @@ Two models, batch 32, plain SGD (lr 0.01), softmax cross entropy:
 graphd runs a tf.function train step (tf.GradientTape, tf.keras.optimizers.SGD) sent
 as source; its step is timed by the server (execute) and by the client (end to end).
 PyTorch runs the same model eagerly (forward, backward, optimizer step) with the same
-number of threads. Prints a table and writes a CSV.
+number of threads. The two take turns: --rounds rounds of iters/rounds steps each (a
+shared VM's speed drifts within a minute, so both see the same machine), medians over
+all steps. Prints a table and writes a CSV.
 
-    /usr/bin/python3 bench/training_bench.py --graphd build/bin/graphd [--iters 100] [--csv out.csv]
+    /usr/bin/python3 bench/training_bench.py --graphd build/bin/graphd [--iters 100] [--rounds 5] [--csv out.csv]
 """
 
 import argparse
@@ -99,46 +101,47 @@ class TorchCNN(torch.nn.Module):
         return self.l2(torch.relu(self.l1(h.reshape(-1, 400))))
 
 
-def time_graphd(target, name, x, labels, iters):
-    with graphd.connect(target) as client:
-        mod = client.load_module(SOURCE, filename="train_bench.py")
-        fn = getattr(mod, name + "_step")
-        for _ in range(10):
-            fn(x, labels)
-        e2e, execute = [], []
-        for _ in range(iters):
-            t0 = time.perf_counter()
-            fn(x, labels)
-            e2e.append((time.perf_counter() - t0) * 1e6)
-            execute.append(graphd.last_call_stats()["execute_us"])
-    return statistics.median(execute), statistics.median(e2e)
+def graphd_step(client, name, x, labels):
+    """A warmed step function: one call -> (execute us, end-to-end us)."""
+    mod = client.load_module(SOURCE, filename="train_bench.py")
+    fn = getattr(mod, name + "_step")
+    for _ in range(10):
+        fn(x, labels)
+
+    def one():
+        t0 = time.perf_counter()
+        fn(x, labels)
+        return graphd.last_call_stats()["execute_us"], (time.perf_counter() - t0) * 1e6
+    return one
 
 
-def time_torch(model, x, labels, iters):
+def torch_step(model, x, labels):
+    """A warmed PyTorch step: one call -> its time in us."""
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     xt = torch.tensor(x)
     yt = torch.tensor(labels, dtype=torch.long)
 
-    def one():
+    def step():
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(xt), yt)
         loss.backward()
         opt.step()
 
     for _ in range(10):
-        one()
-    times = []
-    for _ in range(iters):
+        step()
+
+    def one():
         t0 = time.perf_counter()
-        one()
-        times.append((time.perf_counter() - t0) * 1e6)
-    return statistics.median(times)
+        step()
+        return (time.perf_counter() - t0) * 1e6
+    return one
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--graphd", default=os.path.join(os.path.dirname(HERE), "build", "bin", "graphd"))
     ap.add_argument("--iters", type=int, default=100)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--csv", default="")
     args = ap.parse_args()
@@ -147,18 +150,25 @@ def main():
     labels = rng.integers(0, 10, 32).astype(np.int32)
     inputs = {"mlp": (rng.standard_normal((32, 784)).astype(np.float32), TorchMLP()),
               "cnn": (rng.standard_normal((32, 28, 28, 1)).astype(np.float32), TorchCNN())}
-    # PyTorch first, with no server running (an idle server's spinning OpenMP threads
-    # would share the 2 cores with it).
-    torch_us = {}
-    for name, (x, model) in inputs.items():
-        tx = x if name == "mlp" else np.ascontiguousarray(x.transpose(0, 3, 1, 2))
-        torch_us[name] = time_torch(model, tx, labels, args.iters)
     proc, target = local_server.start(args.graphd)
     rows = []
+    per_round = max(1, args.iters // max(1, args.rounds))
     try:
-        for name, (x, _) in inputs.items():
-            execute, e2e = time_graphd(target, name, x, labels, args.iters)
-            rows.append((name, execute, e2e, torch_us[name]))
+        with graphd.connect(target) as client:
+            for name, (x, model) in inputs.items():
+                tx = x if name == "mlp" else np.ascontiguousarray(x.transpose(0, 3, 1, 2))
+                run_torch, run_graphd = torch_step(model, tx, labels), graphd_step(client, name, x, labels)
+                torch_times, execute, e2e = [], [], []
+                for _ in range(max(1, args.rounds)):
+                    # The server's OpenMP helpers spin for a moment after its last call
+                    # (GRAPHD_OPENMP_SPIN): let them sleep before PyTorch's turn.
+                    time.sleep(0.2)
+                    torch_times += [run_torch() for _ in range(per_round)]
+                    for ex, ee in (run_graphd() for _ in range(per_round)):
+                        execute.append(ex)
+                        e2e.append(ee)
+                rows.append((name, statistics.median(execute), statistics.median(e2e),
+                             statistics.median(torch_times)))
     finally:
         local_server.stop(proc)
     print("%-5s %14s %14s %14s %12s" % ("model", "graphd exec us", "graphd e2e us", "torch step us", "exec/torch"))

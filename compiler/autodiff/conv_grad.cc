@@ -6,8 +6,8 @@
 //                                (output_padding makes up the rows the stride skipped);
 //   d filter                   = ConvND(x viewed [C, N, ...], dy viewed [O, N, ...]) with
 //                                stride and dilation swapped, cut to the kernel size;
-//   d input of a max pool      = dy scattered (ScatterElements, add) to the positions
-//                                MaxPoolND(indices=true) reports;
+//   d input of a max pool      = MaxPoolGrad (TensorFlow's op: dy added at each window's
+//                                first maximum), in NHWC;
 //   d input of an average pool = ConvTransposeND of dy / count with a ones filter per
 //                                channel (group = C), count excluding padding as TF does.
 #include "absl/strings/str_cat.h"
@@ -160,24 +160,8 @@ StatusOr<GradOut> ConvNDGrad(GradBuilder& b, const Node& n, Dy dy) {
 }
 
 StatusOr<GradOut> MaxPoolGrad(GradBuilder& b, const Node& n, Dy dy) {
-  const OutputRef x = n.inputs()[0];
-  ASSIGN_OR_RETURN(Shape xs, Known(n, x, "the input"));
-  ASSIGN_OR_RETURN(ops::Conv2DAttrs a, ops::ParseConv2DAttrs(n.attrs(), /*pool=*/true));
-  ASSIGN_OR_RETURN(Geometry g, NhwcGeometry(n, xs, a.window_h, a.window_w, /*pool=*/true));
-  ASSIGN_OR_RETURN(OutputRef x_c, Transpose(b, x, kToNchw));
-  AttrMap attrs = WindowAttrs(g.strides, {1, 1}, g.pads_begin, g.pads_end);
-  attrs["kernel_shape"] = g.kernel;
-  attrs["indices"] = true;
-  ASSIGN_OR_RETURN(const Node* pool, b.NodeOf("MaxPoolND", {x_c}, attrs));
-  ASSIGN_OR_RETURN(OutputRef idx, b.Op("Reshape", {OutputRef{pool, 1}}, {{"shape", IntList{-1}}}));
-  ASSIGN_OR_RETURN(OutputRef dy_c, Transpose(b, dy[0], kToNchw));
-  ASSIGN_OR_RETURN(OutputRef upd, b.Op("Reshape", {dy_c}, {{"shape", IntList{-1}}}));
-  ASSIGN_OR_RETURN(OutputRef flat_x, b.Op("Reshape", {x_c}, {{"shape", IntList{-1}}}));
-  ASSIGN_OR_RETURN(OutputRef zeros, b.ZerosLike(flat_x));
-  ASSIGN_OR_RETURN(OutputRef scattered, b.Op("ScatterElements", {zeros, idx, upd},
-                                             {{"axis", int64_t{0}}, {"reduction", std::string("add")}}));
-  ASSIGN_OR_RETURN(OutputRef dx_c, b.Op("Reshape", {scattered}, {{"shape", IntList{-1, xs.dim(3), xs.dim(1), xs.dim(2)}}}));
-  ASSIGN_OR_RETURN(OutputRef dx, Transpose(b, dx_c, kToNhwc));
+  // TensorFlow's MaxPoolGrad, with the pool's own attributes: one pass in NHWC.
+  ASSIGN_OR_RETURN(OutputRef dx, b.Op("MaxPoolGrad", {n.inputs()[0], OutputRef{&n, 0}, dy[0]}, n.attrs()));
   return GradOut{dx};
 }
 

@@ -1,5 +1,7 @@
 // Conv2D (NHWC input, HWIO filter), MaxPool and AvgPool (NHWC), with TensorFlow's
-// SAME / VALID / EXPLICIT padding rules (core/ops/conv_util.h).
+// SAME / VALID / EXPLICIT padding rules (core/ops/conv_util.h); MaxPoolGrad, as
+// TensorFlow's: (orig_input, orig_output, grad) with MaxPool's attributes, the grad of
+// each window going to the window's first maximum of orig_input.
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/conv_util.h"
@@ -64,12 +66,40 @@ Status InferPool(InferenceContext& c) {
   return absl::OkStatus();
 }
 
+Status InferMaxPoolGrad(InferenceContext& c) {
+  const TensorType& x = c.input(0);
+  for (int i = 1; i < 3; ++i) {
+    if (c.input(i).dtype != x.dtype) {
+      return c.Error(absl::StrCat("input ", i, " is ", DTypeName(c.input(i).dtype), " but orig_input is ",
+                                  DTypeName(x.dtype)));
+    }
+  }
+  // The pool's output shape, which orig_output and grad must have.
+  RETURN_IF_ERROR(InferPool(c));
+  const PartialShape pooled = c.outputs()[0].shape;
+  c.outputs().clear();
+  for (int i = 1; i < 3; ++i) {
+    const PartialShape& s = c.input(i).shape;
+    bool agree = !s.known_rank() || s.rank() == pooled.rank();
+    for (int d = 0; agree && s.known_rank() && d < s.rank(); ++d) {
+      agree = s.dim(d) == kUnknownDim || pooled.dim(d) == kUnknownDim || s.dim(d) == pooled.dim(d);
+    }
+    if (!agree) {
+      return c.Error(absl::StrCat(i == 1 ? "orig_output" : "grad", " has shape ", s.ToString(),
+                                  " but the pool of orig_input gives ", pooled.ToString()));
+    }
+  }
+  c.AddOutput(x.dtype, x.shape);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterConvOps(OpRegistry& r) {
   r.Register({.name = "Conv2D", .num_inputs = 2, .infer = InferConv2D});
   r.Register({.name = "MaxPool", .num_inputs = 1, .infer = InferPool});
   r.Register({.name = "AvgPool", .num_inputs = 1, .infer = InferPool});
+  r.Register({.name = "MaxPoolGrad", .num_inputs = 3, .infer = InferMaxPoolGrad});
 }
 
 }  // namespace graphd

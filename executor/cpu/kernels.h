@@ -43,6 +43,7 @@ void RegisterReductionKernels(KernelRegistry& r);   // Sum, Mean, Max, Min, Prod
 void RegisterScanKernels(KernelRegistry& r);        // ArgMax, ArgMin, Cumsum
 void RegisterConvKernels(KernelRegistry& r);        // Conv2D
 void RegisterPoolKernels(KernelRegistry& r);        // MaxPool, AvgPool
+void RegisterPoolGradKernels(KernelRegistry& r);    // MaxPoolGrad
 void RegisterConvNdKernels(KernelRegistry& r);      // ConvND, ConvTransposeND
 void RegisterPoolNdKernels(KernelRegistry& r);      // MaxPoolND, AvgPoolND
 void RegisterResizeKernels(KernelRegistry& r);      // Resize
@@ -89,6 +90,7 @@ inline void RegisterCpuKernels(KernelRegistry& r) {
   RegisterScanKernels(r);
   RegisterConvKernels(r);
   RegisterPoolKernels(r);
+  RegisterPoolGradKernels(r);
   RegisterConvNdKernels(r);
   RegisterPoolNdKernels(r);
   RegisterResizeKernels(r);

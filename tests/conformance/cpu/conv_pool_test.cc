@@ -181,6 +181,63 @@ TEST(PoolTest, MaxAndAvg) {
               HasSubstr("padding 'EXPLICIT' must be SAME, VALID"));
 }
 
+// MaxPoolGrad against a reference loop; small integers make ties, which go to the
+// window's first maximum (row-major), as TensorFlow's.
+template <typename T>
+void CheckMaxPoolGrad(const Shape& in, int64_t kh, int64_t kw, int64_t sh, int64_t sw, const std::string& padding) {
+  std::mt19937 rng(7);
+  std::uniform_int_distribution<int> small(-2, 2);
+  Tensor x = *Tensor::Allocate(DTypeOf<T>::value, in);
+  for (T& v : x.flat<T>()) v = static_cast<T>(small(rng));
+  AttrMap attrs{{"ksize", IntList{1, kh, kw, 1}}, {"strides", IntList{1, sh, sw, 1}}, {"padding", padding}};
+  auto y = RunOp("MaxPool", {x}, attrs);
+  ASSERT_TRUE(y.ok()) << y.status();
+  Tensor dy = Random<T>(y->shape(), rng);
+  SCOPED_TRACE(absl::StrCat(x.DebugString(), " ", kh, "x", kw, " /", sh, ",", sw, " ", padding));
+  auto dx = RunOp("MaxPoolGrad", {x, *y, dy}, attrs);
+  ASSERT_TRUE(dx.ok()) << dx.status();
+  ASSERT_EQ(dx->shape(), in);
+  const int64_t n = in.dim(0), ih = in.dim(1), iw = in.dim(2), c = in.dim(3);
+  const int64_t oh = y->shape().dim(1), ow = y->shape().dim(2);
+  const int64_t top = padding == "SAME" ? std::max<int64_t>((oh - 1) * sh + kh - ih, 0) / 2 : 0;
+  const int64_t left = padding == "SAME" ? std::max<int64_t>((ow - 1) * sw + kw - iw, 0) / 2 : 0;
+  std::vector<double> xv = ToDouble(x), gv = ToDouble(dy), want(xv.size(), 0.0);
+  for (int64_t b = 0; b < n; ++b)
+    for (int64_t p = 0; p < oh; ++p)
+      for (int64_t q = 0; q < ow; ++q)
+        for (int64_t k = 0; k < c; ++k) {
+          int64_t arg = -1;
+          for (int64_t i = 0; i < kh; ++i)
+            for (int64_t j = 0; j < kw; ++j) {
+              const int64_t yy = p * sh + i - top, zz = q * sw + j - left;
+              if (yy < 0 || yy >= ih || zz < 0 || zz >= iw) continue;
+              const int64_t at = ((b * ih + yy) * iw + zz) * c + k;
+              if (arg < 0 || xv[at] > xv[arg]) arg = at;
+            }
+          want[arg] += gv[((b * oh + p) * ow + q) * c + k];
+        }
+  ExpectClose(*dx, want, 1e-6, 1e-6);
+}
+
+TEST(PoolTest, MaxPoolGrad) {
+  CheckMaxPoolGrad<float>(Shape({2, 6, 7, 3}), 2, 2, 2, 2, "VALID");
+  CheckMaxPoolGrad<float>(Shape({2, 6, 7, 3}), 3, 3, 2, 2, "SAME");  // overlapping windows
+  CheckMaxPoolGrad<float>(Shape({1, 5, 5, 8}), 3, 2, 1, 1, "SAME");
+  CheckMaxPoolGrad<double>(Shape({2, 5, 4, 2}), 2, 3, 1, 2, "VALID");
+  CheckMaxPoolGrad<float>(Shape({0, 4, 4, 2}), 2, 2, 2, 2, "VALID");
+  AttrMap attrs{{"ksize", IntList{1, 2, 2, 1}}, {"strides", IntList{1, 2, 2, 1}}, {"padding", std::string("VALID")}};
+  EXPECT_THAT(InferError("MaxPoolGrad",
+                         {TT(DType::kFloat32, {1, 4, 4, 1}), TT(DType::kFloat32, {1, 2, 2, 1}),
+                          TT(DType::kFloat32, {1, 3, 2, 1})},
+                         attrs),
+              HasSubstr("grad has shape [1,3,2,1] but the pool of orig_input gives [1,2,2,1]"));
+  EXPECT_THAT(InferError("MaxPoolGrad",
+                         {TT(DType::kFloat32, {1, 4, 4, 1}), TT(DType::kFloat64, {1, 2, 2, 1}),
+                          TT(DType::kFloat32, {1, 2, 2, 1})},
+                         attrs),
+              HasSubstr("input 1 is float64 but orig_input is float32"));
+}
+
 template <typename T>
 void CheckBiasAdd(const Shape& shape, bool nchw) {
   std::mt19937 rng(3);
