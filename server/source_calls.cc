@@ -132,11 +132,20 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   // The signature every call must match, if any (no copy: a cache hit stays cheap).
   const bool is_concrete = !concrete.empty();
   const std::vector<Value>* pinned = is_concrete ? &concrete : info.input_signature;
+  // A method's instance: not in its input_signature, but part of the key (the object
+  // is part of the signature) and the trace's first argument.
+  std::vector<Value> instance;
+  if (pinned && !is_concrete && info.method && !args.empty() && args.size() + kwargs.size() == pinned->size() + 1 &&
+      args[0].object_as<compiler::tracer::InstanceObj>() != nullptr) {
+    instance.push_back(args[0]);
+    args.erase(args.begin());
+  }
   if (pinned) {
     // One trace for every call the signature accepts: input_signature (ValueError on
     // a mismatch) or a concrete function (InvalidArgument).
     if (!kwargs.empty()) {
-      const std::vector<std::string> params = compiler::tracer::ModuleRuntime::ParamNames(fn);
+      std::vector<std::string> params = compiler::tracer::ModuleRuntime::ParamNames(fn);
+      if (!instance.empty() && !params.empty()) params.erase(params.begin());  // self
       for (auto& [k, v] : kwargs) {  // keywords by parameter position
         auto it = std::find(params.begin(), params.end(), k);
         size_t i = it - params.begin();
@@ -157,6 +166,7 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       ASSIGN_OR_RETURN(args, std::move(matched));
       for (const Value& a : args) feeds.push_back(*a.as_tensor()->value);
     }
+    if (!instance.empty()) RETURN_IF_ERROR(compiler::AddCallArgs(instance, {}, key));
     compiler::AddPinnedSignature(is_concrete ? "concrete" : "input_signature", *pinned, key);
     args.clear();
   } else {
@@ -186,7 +196,8 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
   if (compiled == nullptr) {
     compiler::tracer::TraceArgs trace_args;
     if (pinned) {
-      trace_args.args = *pinned;
+      trace_args.args = instance;
+      trace_args.args.insert(trace_args.args.end(), pinned->begin(), pinned->end());
     } else {
       std::vector<Tensor> unused;
       for (const Value& a : args) trace_args.args.push_back(TraceArg(a, unused));

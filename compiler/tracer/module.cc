@@ -128,7 +128,8 @@ FunctionInfo ModuleRuntime::Info(const Value& fn) {
                       .input_signature = obj->input_signature ? &*obj->input_signature : nullptr,
                       .reduce_retracing = obj->reduce_retracing,
                       .key = obj,
-                      .serial = obj->serial};
+                      .serial = obj->serial,
+                      .method = !obj->owner.expired()};
 }
 
 void ModuleRuntime::set_variable_prefix(std::string prefix) { interp_->set_variable_prefix(std::move(prefix)); }

@@ -27,6 +27,9 @@ struct FunctionInfo {
   // Its FunctionObj::serial: the same identity across sessions that loaded the same
   // source and traced the same calls in the same order.
   int64_t serial = 0;
+  // Defined in a class body: called on an instance, its input_signature leaves out
+  // the instance (self), as TensorFlow's does for methods.
+  bool method = false;
 };
 
 class ModuleRuntime {

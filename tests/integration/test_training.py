@@ -427,7 +427,13 @@ class Inner(tf.Module):
   def double(self, x):
     return x * 2.0
 
+  # A method's input_signature leaves out self, as in TensorFlow.
+  @tf.function(input_signature=[tf.TensorSpec([None], tf.float32), tf.TensorSpec([], tf.float32)])
+  def shift(self, x, by):
+    return x + by
+
 scale = Scale()
+shifted = scale.inner.shift(tf.constant([1.0, 2.0]), 0.5)  # module-level calls too
 '''
 
 
@@ -436,6 +442,11 @@ def test_module_objects_are_callable_from_the_client(client):
     assert "scale" in mod.functions
     np.testing.assert_allclose(mod.scale(np.float32([1.0, 3.0])), [2.0, 6.0])
     np.testing.assert_allclose(mod.scale.inner.double(np.float32(4.0)), 8.0)
+    np.testing.assert_allclose(mod.scale.inner.shift(np.float32([1.0, 2.0, 3.0]), 0.5), [1.5, 2.5, 3.5])
+    np.testing.assert_allclose(mod.scale.inner.shift(np.float32([4.0]), by=np.float32(1.0)), [5.0])
+    assert mod.scale.inner.shift.experimental_get_tracing_count() == 1  # one trace for the signature
+    with pytest.raises(ValueError, match="incompatible with input_signature"):
+        mod.scale.inner.shift(np.int32([1]), 0.5)
     for _ in range(40):
         mod.scale.train(np.float32([1.0, 2.0]), np.float32([3.0, 6.0]))
     np.testing.assert_allclose(mod.scale(np.float32(1.0)), 3.0, rtol=1e-3)
