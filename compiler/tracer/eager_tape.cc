@@ -120,10 +120,8 @@ Status EagerRecording::RecordCall(Interpreter& interp, Tracer& tracer, const Val
   return absl::OkStatus();
 }
 
-StatusOr<std::vector<Tensor>> EagerRecording::Evaluate(EagerRunner& runner, const std::vector<OutputRef>& refs) const {
-  if (refs.empty()) return std::vector<Tensor>{};
-  const Graph& g = scope_->graph();
-  std::vector<bool> needed(g.num_nodes(), false);
+std::vector<bool> EagerRecording::Needed(const std::vector<OutputRef>& refs) const {
+  std::vector<bool> needed(scope_->graph().num_nodes(), false);
   std::vector<const Node*> stack;
   for (const OutputRef& r : refs) stack.push_back(r.node);
   while (!stack.empty()) {
@@ -133,6 +131,44 @@ StatusOr<std::vector<Tensor>> EagerRecording::Evaluate(EagerRunner& runner, cons
     needed[n->id()] = true;
     for (const OutputRef& in : n->inputs()) stack.push_back(in.node);
   }
+  return needed;
+}
+
+Status EagerRecording::RecordFrom(const EagerRecording& from, const std::vector<OutputRef>& refs,
+                                  const std::vector<Tensor>& values) {
+  const Graph& g = from.scope_->graph();
+  const std::vector<bool> needed = from.Needed(refs);
+  // Per node of `from`: its copy here, or (a constant) the node standing for its value.
+  std::vector<const Node*> copied(g.num_nodes(), nullptr);
+  std::vector<std::optional<OutputRef>> linked(g.num_nodes());
+  auto here = [&](const OutputRef& r) -> OutputRef {
+    const int id = r.node->id();
+    return linked[id].has_value() ? *linked[id] : OutputRef{copied[id], r.index};
+  };
+  for (int id = 0; id < g.num_nodes(); ++id) {  // ids are in creation order: inputs first
+    if (!needed[id]) continue;
+    const Node& n = *g.node(id);
+    if (n.op_name() == "Const") {
+      const Tensor& value = std::get<Tensor>(n.attrs().find("value")->second);
+      if (std::optional<OutputRef> held = Find(value)) {
+        linked[id] = *held;
+      } else {
+        ASSIGN_OR_RETURN(linked[id], Constant(value));
+      }
+      continue;
+    }
+    std::vector<OutputRef> in;
+    for (const OutputRef& r : n.inputs()) in.push_back(here(r));
+    ASSIGN_OR_RETURN(copied[id], scope_->Add(n.op_name(), n.name(), std::move(in), n.attrs()));
+  }
+  for (size_t i = 0; i < refs.size() && i < values.size(); ++i) RETURN_IF_ERROR(Hold(values[i], here(refs[i])).status());
+  return absl::OkStatus();
+}
+
+StatusOr<std::vector<Tensor>> EagerRecording::Evaluate(EagerRunner& runner, const std::vector<OutputRef>& refs) const {
+  if (refs.empty()) return std::vector<Tensor>{};
+  const Graph& g = scope_->graph();
+  const std::vector<bool> needed = Needed(refs);
   auto copy = std::make_unique<Graph>(g.ops());
   std::vector<const Node*> map(g.num_nodes(), nullptr);
   for (int id = 0; id < g.num_nodes(); ++id) {

@@ -37,7 +37,16 @@ class EagerRecording : public EagerTape {
   // Runs the nodes `refs` need (data dependencies only) and returns their values.
   StatusOr<std::vector<Tensor>> Evaluate(EagerRunner& runner, const std::vector<OutputRef>& refs) const;
 
+  // Records a computation another tape ran (its gradient, under this tape: nested
+  // tapes): the nodes of `from`'s graph that `refs` need, copied into this graph, with
+  // each of `from`'s constants that stands for a tensor this tape holds linked to it;
+  // `values` (the computed refs) are then held as the copies' outputs.
+  Status RecordFrom(const EagerRecording& from, const std::vector<OutputRef>& refs,
+                    const std::vector<Tensor>& values);
+
  private:
+  // The nodes of `scope_`'s graph that `refs` need (data dependencies), by id.
+  std::vector<bool> Needed(const std::vector<OutputRef>& refs) const;
   // The node held for a tensor with `value`'s buffer, dtype and shape.
   std::optional<OutputRef> Find(const Tensor& value) const;
   StatusOr<OutputRef> Hold(const Tensor& value, OutputRef ref);

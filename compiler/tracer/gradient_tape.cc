@@ -371,10 +371,15 @@ class GradientTapeObj : public Object {
     EagerRecording* rec = eager_.get();
     EagerRunner* runner = t->eager_runner();
     const bool was_recording = recording();
-    if (was_recording) Stop();  // the gradient computation is not recorded (no nested eager tapes)
+    if (was_recording) Stop();  // a tape does not record its own gradient computation
+    // Other tapes recording now (outer ones: nested tapes) record it, so that their
+    // gradients go through it (the second derivative of an inner tape's result).
+    std::vector<EagerRecording*> outer;
+    for (EagerTape* tape : t->eager_tapes()) outer.push_back(static_cast<EagerRecording*>(tape));
     auto out = Finish(interp, *t, *scope, d, sources, zero,
-                      [rec, runner](const std::vector<OutputRef>& refs) -> StatusOr<std::vector<Value>> {
+                      [rec, runner, &outer](const std::vector<OutputRef>& refs) -> StatusOr<std::vector<Value>> {
                         ASSIGN_OR_RETURN(std::vector<Tensor> values, rec->Evaluate(*runner, refs));
+                        for (EagerRecording* o : outer) RETURN_IF_ERROR(o->RecordFrom(*rec, refs, values));
                         std::vector<Value> out;
                         for (Tensor& v : values) {
                           auto obj = std::make_shared<TensorObj>();

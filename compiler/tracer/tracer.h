@@ -48,6 +48,7 @@ class Tracer : public TensorHooks {
   // Eager tapes recording now (AddEagerTape while recording, RemoveEagerTape after).
   void AddEagerTape(EagerTape* tape) { eager_tapes_.push_back(tape); }
   void RemoveEagerTape(EagerTape* tape) { std::erase(eager_tapes_, tape); }
+  const std::vector<EagerTape*>& eager_tapes() const { return eager_tapes_; }
   // While set, @tf.function calls run as Python (a tape re-tracing a call into its graph).
   void set_inline_calls(bool inline_calls) { inline_calls_ = inline_calls; }
   // Whether tf.Variable may be created (first trace of a function, or eager code).

@@ -286,6 +286,57 @@ def test_module_level_tapes(client):
     assert "non-persistent GradientTape" in twice.decode() if isinstance(twice, bytes) else twice
 
 
+NESTED_EAGER = '''
+import tensorflow as tf
+
+x = tf.constant(3.0)
+with tf.GradientTape() as outer:
+  outer.watch(x)
+  with tf.GradientTape() as inner:
+    inner.watch(x)
+    y = x ** 3
+  dy = inner.gradient(y, x)          # 3 x^2 = 27
+d2y = outer.gradient(dy, x)          # 6 x = 18
+
+# Three levels, a variable and a @tf.function call inside.
+v = tf.Variable(2.0)
+
+@tf.function
+def cube(t):
+  return t * t * t
+
+with tf.GradientTape(persistent=True) as t1:
+  with tf.GradientTape() as t2:
+    with tf.GradientTape() as t3:
+      f = cube(v)                    # v^3
+    g1 = t3.gradient(f, v)           # 3 v^2 = 12
+  g2 = t2.gradient(g1, v)            # 6 v = 12
+g3 = t1.gradient(g2, v)              # 6
+g1_outer = t1.gradient(g1, v)        # the outer tape saw g1 too: 6 v = 12
+
+# An inner gradient the outer tape did not record (stopped) has no gradient.
+with tf.GradientTape() as a:
+  a.watch(x)
+  with tf.GradientTape() as b:
+    b.watch(x)
+    z = x * x
+  with a.stop_recording():
+    dz = b.gradient(z, x)
+dz_unrecorded = a.gradient(dz, x)
+
+def results():
+  return dy, d2y, g1, g2, g3, g1_outer, dz, dz_unrecorded
+'''
+
+
+def test_nested_module_level_tapes(client):
+    mod = client.load_module(NESTED_EAGER, filename="nested_eager.py")
+    dy, d2y, g1, g2, g3, g1_outer, dz, dz_unrecorded = mod.results()
+    assert (float(dy), float(d2y)) == (27.0, 18.0)
+    assert (float(g1), float(g2), float(g3), float(g1_outer)) == (12.0, 12.0, 6.0, 12.0)
+    assert float(dz) == 6.0 and dz_unrecorded is None
+
+
 BRANCH_VARIABLE = '''
 import tensorflow as tf
 
