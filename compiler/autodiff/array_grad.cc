@@ -33,6 +33,13 @@ StatusOr<GradOut> ToInputShape(GradBuilder& b, const Node& n, OutputRef dy) {
 
 void RegisterShapeOps(GradRegistry& r) {
   r.Register("Identity", [](GradBuilder&, const Node&, Dy dy) -> StatusOr<GradOut> { return GradOut{dy[0]}; });
+  // A TensorArray write (its stacked buffer, an index, the value): the value gets its
+  // row of dy, the earlier buffer the rest of it.
+  r.Register("TensorArrayWrite", [](GradBuilder& b, const Node& n, Dy dy) -> StatusOr<GradOut> {
+    ASSIGN_OR_RETURN(OutputRef shape, b.Op("Shape", {n.inputs()[0]}, {{"out_type", DType::kInt64}}));
+    ASSIGN_OR_RETURN(const Node* g, b.NodeOf("TensorArrayWriteGrad", {dy[0], shape, n.inputs()[1]}));
+    return GradOut{OutputRef{g, 0}, std::nullopt, OutputRef{g, 1}};
+  });
   for (const char* op : {"Reshape", "ExpandDims", "Squeeze"}) {
     r.Register(op, [](GradBuilder& b, const Node& n, Dy dy) { return ToInputShape(b, n, dy[0]); });
   }

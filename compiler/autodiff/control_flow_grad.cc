@@ -261,6 +261,39 @@ std::vector<bool> Invariants(const Function& body) {
 
 StatusOr<OutputRef> Int32(GradBuilder& b, int32_t v) { return b.Op("Const", {}, {{"value", Tensor::Scalar<int32_t>(v)}}); }
 
+// Loop variables the body uses only as a TensorArray's buffer to write to (and for its
+// size): their gradients need only their row count, so the recording keeps that, not
+// the buffer, which grows each iteration (a state of changing shape cannot be kept in
+// one buffer). The backward body recomputes from zeros of that many rows.
+std::vector<bool> RowsOnly(const Function& body, const std::vector<bool>& invariant) {
+  std::vector<bool> out(body.num_args(), false);
+  for (int v = 0; v < body.num_args(); ++v) {
+    if (invariant[v]) continue;
+    bool written = false, other = false;
+    for (int id = 0; id < body.graph->num_nodes() && !other; ++id) {
+      const Node& n = *body.graph->node(id);
+      for (size_t k = 0; k < n.inputs().size(); ++k) {
+        if (n.inputs()[k].node != body.args[v]) continue;
+        if (n.op_name() == "TensorArrayWrite" && k == 0) {
+          written = true;
+        } else if (n.op_name() != "Shape") {
+          other = true;
+        }
+      }
+    }
+    for (const OutputRef& r : body.results) other = other || (r.node == body.args[v]);
+    out[v] = written && !other;
+  }
+  return out;
+}
+
+// Row count (dimension 0) of `t`, an int32 scalar.
+StatusOr<OutputRef> Rows(GradBuilder& b, OutputRef t) {
+  ASSIGN_OR_RETURN(OutputRef shape, b.Op("Shape", {t}, {{"out_type", DType::kInt32}}));
+  ASSIGN_OR_RETURN(OutputRef zero, Int32(b, 0));
+  return b.Op("GatherV2", {shape, zero}, {{"axis", int64_t{0}}});
+}
+
 // The forward loop once more: loop variables, then the iteration count, then one
 // buffer per varying variable with the state each iteration started from.
 struct Recorded {
@@ -270,16 +303,21 @@ struct Recorded {
 };
 
 StatusOr<Recorded> RecordingLoop(GradBuilder& b, GradEnv* env, const Node& n, const Function& cond,
-                                 const Function& body, const std::vector<bool>& invariant) {
+                                 const Function& body, const std::vector<bool>& invariant,
+                                 const std::vector<bool>& rows_only) {
   const int nv = body.num_args();
   Recorded rec;
   std::vector<TensorType> types;
   for (int i = 0; i < nv; ++i) types.push_back({TypeOf(n.inputs()[i]).dtype, body.arg_type(i).shape});
+  // What is kept of variable i each iteration: the variable, or its row count.
+  auto kept_type = [&](int i) {
+    return rows_only[i] ? TensorType{DType::kInt32, PartialShape(std::vector<int64_t>{})} : types[i];
+  };
   // A buffer is [iterations, state...] when the state's shape is known (starting as
   // [0, state...]); otherwise of unknown shape, starting as TensorArray's empty [0].
   auto buffer_shape = [&](int i) {
     std::vector<int64_t> dims = {kUnknownDim};
-    const PartialShape& s = types[i].shape;
+    const PartialShape s = kept_type(i).shape;
     if (!s.known_rank() || !s.fully_defined()) return PartialShape::UnknownRank();
     dims.insert(dims.end(), s.dims().begin(), s.dims().end());
     return PartialShape(dims);
@@ -293,7 +331,7 @@ StatusOr<Recorded> RecordingLoop(GradBuilder& b, GradEnv* env, const Node& n, co
   }
   RETURN_IF_ERROR(c.Arg(DType::kInt32, PartialShape(std::vector<int64_t>{})).status());
   for (int i = 0; i < nv; ++i) {
-    if (!invariant[i]) RETURN_IF_ERROR(c.Arg(types[i].dtype, buffer_shape(i)).status());
+    if (!invariant[i]) RETURN_IF_ERROR(c.Arg(kept_type(i).dtype, buffer_shape(i)).status());
   }
   ASSIGN_OR_RETURN(std::vector<OutputRef> c_out, InlineBody(c.b, c.sink, cond, c_vars, nullptr));
   ASSIGN_OR_RETURN(FunctionRef cond_fn, c.Finish(env, cond.name + "_record", c_out));
@@ -307,7 +345,7 @@ StatusOr<Recorded> RecordingLoop(GradBuilder& b, GradEnv* env, const Node& n, co
   ASSIGN_OR_RETURN(OutputRef count, w.Arg(DType::kInt32, PartialShape(std::vector<int64_t>{})));
   for (int i = 0; i < nv; ++i) {
     if (invariant[i]) continue;
-    ASSIGN_OR_RETURN(OutputRef a, w.Arg(types[i].dtype, buffer_shape(i)));
+    ASSIGN_OR_RETURN(OutputRef a, w.Arg(kept_type(i).dtype, buffer_shape(i)));
     w_bufs.push_back(a);
   }
   ASSIGN_OR_RETURN(std::vector<OutputRef> w_out, InlineBody(w.b, w.sink, body, w_vars, nullptr));
@@ -317,7 +355,11 @@ StatusOr<Recorded> RecordingLoop(GradBuilder& b, GradEnv* env, const Node& n, co
   int k = 0;
   for (int i = 0; i < nv; ++i) {
     if (invariant[i]) continue;
-    ASSIGN_OR_RETURN(OutputRef written, w.b.Op("TensorArrayWrite", {w_bufs[k++], count, w_vars[i]}));
+    OutputRef kept = w_vars[i];
+    if (rows_only[i]) {
+      ASSIGN_OR_RETURN(kept, Rows(w.b, w_vars[i]));
+    }
+    ASSIGN_OR_RETURN(OutputRef written, w.b.Op("TensorArrayWrite", {w_bufs[k++], count, kept}));
     w_out.push_back(written);
   }
   ASSIGN_OR_RETURN(FunctionRef body_fn, w.Finish(env, body.name + "_record", w_out));
@@ -335,7 +377,7 @@ StatusOr<Recorded> RecordingLoop(GradBuilder& b, GradEnv* env, const Node& n, co
     const PartialShape bs = buffer_shape(i);
     std::vector<int64_t> empty_dims = bs.known_rank() ? bs.dims() : std::vector<int64_t>{kUnknownDim};
     empty_dims[0] = 0;
-    ASSIGN_OR_RETURN(Tensor empty, Tensor::Allocate(types[i].dtype, Shape(empty_dims)));
+    ASSIGN_OR_RETURN(Tensor empty, Tensor::Allocate(kept_type(i).dtype, Shape(empty_dims)));
     ASSIGN_OR_RETURN(OutputRef e, b.Op("Const", {}, {{"value", empty}}));
     inputs.push_back(e);
     rec.buffer_of.push_back(out++);
@@ -351,7 +393,8 @@ StatusOr<GradOut> WhileGrad(GradBuilder& b, const Node& n, Dy dy) {
   const int nv = body->num_args();
   const std::vector<bool> invariant = Invariants(*body);
   const auto vars = SourceVariables(env, {body});
-  ASSIGN_OR_RETURN(Recorded rec, RecordingLoop(b, env, n, *cond, *body, invariant));
+  const std::vector<bool> rows_only = RowsOnly(*body, invariant);
+  ASSIGN_OR_RETURN(Recorded rec, RecordingLoop(b, env, n, *cond, *body, invariant, rows_only));
 
   // The backward loop's variables: [i, g (per float varying var), ginv (per float
   // invariant), gvar (per source variable), buffers, invariant values].
@@ -413,6 +456,12 @@ StatusOr<GradOut> WhileGrad(GradBuilder& b, const Node& n, Dy dy) {
   for (size_t k = 0; k < buffered.size(); ++k) {
     const int v = buffered[k];
     ASSIGN_OR_RETURN(OutputRef row, w.b.Op("GatherV2", {buf_arg[k], i_next}, {{"axis", int64_t{0}}}));
+    if (rows_only[v]) {  // zeros of the buffer's row count: what its writes' gradients need
+      ASSIGN_OR_RETURN(OutputRef dims, w.b.Reshape(row, PartialShape(std::vector<int64_t>{1})));
+      ASSIGN_OR_RETURN(OutputRef zero, w.b.Scalar(TypeOf(n.inputs()[v]).dtype, 0.0));
+      ASSIGN_OR_RETURN(state[v], w.b.Op("DynamicFill", {dims, zero}));
+      continue;
+    }
     const PartialShape& s = body->arg_type(v).shape;
     if (s.known_rank() && s.fully_defined()) {
       ASSIGN_OR_RETURN(row, w.b.Reshape(row, s));

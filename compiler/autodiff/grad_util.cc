@@ -64,6 +64,9 @@ StatusOr<OutputRef> BroadcastLike(GradBuilder& b, OutputRef t, OutputRef like) {
 }
 
 StatusOr<OutputRef> BroadcastReduced(GradBuilder& b, const Node& n, OutputRef dy) {
+  // Over every axis, dy is a scalar (or all 1s with keep_dims): it broadcasts to the
+  // input as it is, whatever the input's rank.
+  if (!n.attrs().contains("axis")) return BroadcastLike(b, dy, n.inputs()[0]);
   ASSIGN_OR_RETURN(OutputRef kept, KeptReduced(b, n, dy));
   return BroadcastLike(b, kept, n.inputs()[0]);
 }

@@ -1,6 +1,9 @@
 // TensorArrayWrite(buffer, index, value): the tracer's TensorArray is its stacked
 // buffer [n, element...]; a write returns the buffer with row `index` set, growing it
 // when needed. An empty rank-1 buffer (shape [0]) means "no element yet".
+// TensorArrayWriteGrad(dy, buffer_shape, index) -> (d buffer, d value): its gradient
+// (dy's row `index`; dy cut to the buffer's rows with that row zeroed: [0] for the
+// empty buffer, else [rows, element...] with rows = buffer_shape[0]).
 //
 // Sequences (ONNX's sequence<tensor>: a list whose elements share a dtype and a rank
 // but not their dims) are a pair of tensors, so they flow through If/While, captures
@@ -39,9 +42,35 @@ Status InferWrite(InferenceContext& c) {
     c.AddOutput(value.dtype, PartialShape::UnknownRank());
     return absl::OkStatus();
   }
-  std::vector<int64_t> dims = {kUnknownDim};
+  // The rows after the write, when the buffer's rows and the index are known.
+  int64_t rows = kUnknownDim;
+  const Tensor* i = c.input_value(1);
+  if (i != nullptr && i->num_elements() == 1 && buffer.shape.known_rank() && buffer.shape.rank() >= 1 &&
+      buffer.shape.dim(0) != kUnknownDim) {
+    const int64_t at = i->dtype() == DType::kInt32 ? i->data<int32_t>()[0] : i->data<int64_t>()[0];
+    // The empty buffer ([0]) has no rows; otherwise its first dimension is its rows.
+    if (at >= 0) rows = std::max(buffer.shape.dim(0), at + 1);
+  }
+  std::vector<int64_t> dims = {rows};
   dims.insert(dims.end(), value.shape.dims().begin(), value.shape.dims().end());
   c.AddOutput(value.dtype, PartialShape(std::move(dims)));
+  return absl::OkStatus();
+}
+
+Status InferWriteGrad(InferenceContext& c) {
+  const TensorType& dy = c.input(0);
+  RETURN_IF_ERROR(ops::CheckDType(c, dy.dtype, ops::kFloatDTypes));
+  for (int i = 1; i < 3; ++i) {
+    if (c.input(i).dtype != DType::kInt32 && c.input(i).dtype != DType::kInt64) {
+      return c.Error(i == 1 ? "the buffer's shape must be an integer vector" : "the index must be an integer");
+    }
+  }
+  if (dy.shape.known_rank() && dy.shape.rank() < 1) return c.Error("the gradient must have rank >= 1");
+  // The buffer's gradient: [0] for the empty buffer, else [rows, element...].
+  c.AddOutput(dy.dtype, PartialShape::UnknownRank());
+  c.AddOutput(dy.dtype, dy.shape.known_rank() ? PartialShape(std::vector<int64_t>(dy.shape.dims().begin() + 1,
+                                                                                  dy.shape.dims().end()))
+                                              : PartialShape::UnknownRank());
   return absl::OkStatus();
 }
 
@@ -167,6 +196,7 @@ Status InferOptionalGet(InferenceContext& c) {
 
 void RegisterTensorArrayOps(OpRegistry& r) {
   r.Register({.name = "TensorArrayWrite", .num_inputs = 3, .infer = InferWrite});
+  r.Register({.name = "TensorArrayWriteGrad", .num_inputs = 3, .infer = InferWriteGrad});
   r.Register({.name = "SequenceConstruct", .num_inputs = OpDef::kVariadic, .infer = InferConstruct});
   r.Register({.name = "SequenceInsert", .num_inputs = OpDef::kVariadic, .min_inputs = 3, .infer = InferInsert});
   r.Register({.name = "SequenceErase", .num_inputs = OpDef::kVariadic, .min_inputs = 2, .infer = InferErase});

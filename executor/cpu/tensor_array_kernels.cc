@@ -46,6 +46,39 @@ Status WriteFn(KernelContext& ctx) {
   return absl::OkStatus();
 }
 
+// TensorArrayWriteGrad(dy, buffer_shape, index) -> (d buffer, d value): the value's
+// gradient is row `index` of dy; the buffer's is dy cut to the buffer's rows with that
+// row zeroed, shaped [0] for the empty buffer (shape [0]) and [rows, element...]
+// otherwise (buffer_shape may be just [rows]: a loop's gradient keeps only that).
+Status WriteGradFn(KernelContext& ctx) {
+  const Tensor& dy = ctx.input(0);
+  const Tensor& shape = ctx.input(1);
+  const int64_t i = IntScalar(ctx.input(2));
+  if (dy.shape().rank() < 1 || i < 0 || i >= dy.shape().dim(0)) {
+    return ctx.Error(absl::StrCat("row ", i, " is not in the gradient ", dy.shape().ToString()));
+  }
+  if (shape.shape().rank() != 1 || shape.num_elements() < 1) return ctx.Error("the buffer's shape must be a vector");
+  const int64_t rows = shape.dtype() == DType::kInt32 ? shape.data<int32_t>()[0] : shape.data<int64_t>()[0];
+  if (rows < 0 || rows > dy.shape().dim(0)) {
+    return ctx.Error(absl::StrCat("a buffer of ", rows, " rows does not fit the gradient ", dy.shape().ToString()));
+  }
+  const std::vector<int64_t> elem(dy.shape().dims().begin() + 1, dy.shape().dims().end());
+  std::vector<int64_t> buffer_dims = {rows};
+  if (rows > 0 || shape.num_elements() > 1) buffer_dims.insert(buffer_dims.end(), elem.begin(), elem.end());
+  ASSIGN_OR_RETURN(Tensor * d_buffer, ctx.AllocateOutput(0, Shape(buffer_dims)));
+  ASSIGN_OR_RETURN(Tensor * d_value, ctx.AllocateOutput(1, Shape(elem)));
+  const int64_t row = d_value->num_elements();
+  const size_t size = DTypeSize(dy.dtype());
+  auto* b = static_cast<char*>(d_buffer->raw_data());
+  if (rows > 0) std::memcpy(b, dy.raw_data(), static_cast<size_t>(rows * row) * size);
+  if (i < rows) std::memset(b + static_cast<size_t>(i * row) * size, 0, static_cast<size_t>(row) * size);
+  if (row > 0) {
+    std::memcpy(d_value->raw_data(), static_cast<const char*>(dy.raw_data()) + static_cast<size_t>(i * row) * size,
+                static_cast<size_t>(row) * size);
+  }
+  return absl::OkStatus();
+}
+
 // ---- sequences ----
 
 // Copies `count` elements from src[src_at] to dst[dst_at] (same dtype).
@@ -280,6 +313,8 @@ Status OptionalGetFn(KernelContext& ctx) {
 
 void RegisterTensorArrayKernels(KernelRegistry& r) {
   r.Register("TensorArrayWrite", kCpu, DType::kInvalid, FnKernel::Factory(WriteFn));
+  r.Register("TensorArrayWriteGrad", kCpu, {DType::kFloat32, DType::kFloat64},
+             FnKernel::Factory(WriteGradFn));
   r.Register("SequenceConstruct", kCpu, DType::kInvalid, FnKernel::Factory(ConstructFn));
   r.Register("SequenceInsert", kCpu, DType::kInvalid, FnKernel::Factory(InsertFn));
   r.Register("SequenceErase", kCpu, DType::kInvalid, FnKernel::Factory(EraseFn));

@@ -380,3 +380,71 @@ def f(x):
     mod = client.load_module(src, filename="seeds.py")
     with pytest.raises(ValueError, match="grad_ys has 1 tensors for 2 targets"):
         mod.f(np.float32(1.0))
+
+
+TENSOR_ARRAYS = '''
+import tensorflow as tf
+
+@tf.function
+def squares(x, n):
+  # Scalars written in a staged loop of dynamic length: sum_i (x (i + 1))^2.
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    ta = tf.TensorArray(tf.float32, size=n)
+    for i in tf.range(n):
+      ta = ta.write(i, x * tf.cast(i + 1, tf.float32))
+    y = tf.reduce_sum(ta.stack() ** 2)
+  return tape.gradient(y, x)
+
+@tf.function
+def rnn(xs, w, u, h0):
+  # A small RNN: inputs read from an unstacked TensorArray, states written to another.
+  with tf.GradientTape() as tape:
+    tape.watch([w, u, h0])
+    inputs = tf.TensorArray(tf.float32, size=tf.shape(xs)[0]).unstack(xs)
+    states = tf.TensorArray(tf.float32, size=tf.shape(xs)[0])
+    h = h0
+    for t in tf.range(tf.shape(xs)[0]):
+      h = tf.tanh(tf.matmul(inputs.read(t), w) + tf.matmul(h, u))
+      states = states.write(t, h)
+    loss = tf.reduce_sum(states.stack() * tf.range(1.0, 4.0))
+  return tape.gradient(loss, [w, u, h0])
+
+@tf.function
+def unrolled(x):
+  # Writes outside a staged loop (a Python loop), then reads.
+  with tf.GradientTape() as tape:
+    tape.watch(x)
+    ta = tf.TensorArray(tf.float32, size=3)
+    for i in range(3):
+      ta = ta.write(i, x * float(i + 1))
+    y = tf.reduce_sum(ta.read(1) * ta.read(2)) + tf.reduce_sum(ta.stack())
+  return tape.gradient(y, x)
+'''
+
+
+def test_gradients_through_tensor_arrays(client):
+    mod = client.load_module(TENSOR_ARRAYS, filename="tensor_arrays.py")
+    for n in (1, 3, 5):
+        expected = 2.0 * 2.0 * sum((i + 1) ** 2 for i in range(n))  # d/dx of x^2 sum (i+1)^2
+        np.testing.assert_allclose(mod.squares(np.float32(2.0), np.int32(n)), expected, rtol=1e-6)
+    x = np.array([1.0, -2.0], np.float32)
+    # y = sum(2x * 3x) + sum(x + 2x + 3x): dy/dx = 12 x + 6
+    np.testing.assert_allclose(mod.unrolled(x), 12 * x + 6, rtol=1e-6)
+
+    import torch
+    rng = np.random.default_rng(4)
+    xs = rng.standard_normal((5, 2, 3)).astype(np.float32)
+    w = rng.standard_normal((3, 3)).astype(np.float32) * 0.5
+    u = rng.standard_normal((3, 3)).astype(np.float32) * 0.5
+    h0 = rng.standard_normal((2, 3)).astype(np.float32)
+    gw, gu, gh0 = mod.rnn(xs, w, u, h0)
+    tw, tu, th = (torch.tensor(a, requires_grad=True) for a in (w, u, h0))
+    h, states = th, []
+    for t in range(5):
+        h = torch.tanh(torch.tensor(xs[t]) @ tw + h @ tu)
+        states.append(h)
+    (torch.stack(states) * torch.arange(1.0, 4.0)).sum().backward()
+    np.testing.assert_allclose(gw, tw.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gu, tu.grad.numpy(), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(gh0, th.grad.numpy(), rtol=1e-4, atol=1e-5)

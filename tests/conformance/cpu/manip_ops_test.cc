@@ -292,5 +292,42 @@ TEST(ManipOpsTest, PadAllModes) {
               HasSubstr("attribute 'mode' is 'WRAP'"));
 }
 
+// TensorArrayWriteGrad(dy, buffer_shape, index): the value's gradient is dy's row
+// `index`; the buffer's is dy cut to the buffer's rows with that row zeroed ([0] for
+// the empty buffer; [rows] alone, as a loop's gradient gives it, stands for
+// [rows, element...]).
+TEST(TensorArrayGradTest, WriteGradSplitsTheRows) {
+  const std::vector<float> rows = {1, 2, 3, 4, 5, 6};
+  const Tensor dy = *Tensor::FromVector<float>(Shape({3, 2}), rows);
+  auto run = [&](std::vector<int64_t> buffer_shape, int32_t index) {
+    const int64_t n = static_cast<int64_t>(buffer_shape.size());
+    return RunOpAll("TensorArrayWriteGrad",
+                    {dy, *Tensor::FromVector<int64_t>(Shape({n}), buffer_shape), Tensor::Scalar<int32_t>(index)});
+  };
+  auto grown = run({2, 2}, 2);  // the write grew the buffer from 2 rows to 3
+  ASSERT_TRUE(grown.ok()) << grown.status();
+  EXPECT_EQ((*grown)[0].shape(), Shape({2, 2}));
+  ExpectClose((*grown)[0], {1, 2, 3, 4});
+  ExpectClose((*grown)[1], {5, 6});
+  auto inside = run({3, 2}, 1);
+  ASSERT_TRUE(inside.ok()) << inside.status();
+  ExpectClose((*inside)[0], {1, 2, 0, 0, 5, 6});
+  ExpectClose((*inside)[1], {3, 4});
+  auto rows_only = run({3}, 0);
+  ASSERT_TRUE(rows_only.ok()) << rows_only.status();
+  EXPECT_EQ((*rows_only)[0].shape(), Shape({3, 2}));
+  ExpectClose((*rows_only)[0], {0, 0, 3, 4, 5, 6});
+  auto empty = run({0}, 0);
+  ASSERT_TRUE(empty.ok()) << empty.status();
+  EXPECT_EQ((*empty)[0].shape(), Shape({0}));
+  ExpectClose((*empty)[1], {1, 2});
+  auto outside = run({3, 2}, 3);
+  ASSERT_FALSE(outside.ok());
+  EXPECT_THAT(outside.status().message(), HasSubstr("row 3 is not in the gradient [3,2]"));
+  auto too_many = run({4, 2}, 0);
+  ASSERT_FALSE(too_many.ok());
+  EXPECT_THAT(too_many.status().message(), HasSubstr("a buffer of 4 rows does not fit the gradient [3,2]"));
+}
+
 }  // namespace
 }  // namespace graphd::executor::test
