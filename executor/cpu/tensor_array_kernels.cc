@@ -69,13 +69,12 @@ Status WriteGradFn(KernelContext& ctx) {
   ASSIGN_OR_RETURN(Tensor * d_value, ctx.AllocateOutput(1, Shape(elem)));
   const int64_t row = d_value->num_elements();
   const size_t size = DTypeSize(dy.dtype());
+  if (row == 0) return absl::OkStatus();  // empty elements: nothing to copy
   auto* b = static_cast<char*>(d_buffer->raw_data());
   if (rows > 0) std::memcpy(b, dy.raw_data(), static_cast<size_t>(rows * row) * size);
   if (i < rows) std::memset(b + static_cast<size_t>(i * row) * size, 0, static_cast<size_t>(row) * size);
-  if (row > 0) {
-    std::memcpy(d_value->raw_data(), static_cast<const char*>(dy.raw_data()) + static_cast<size_t>(i * row) * size,
-                static_cast<size_t>(row) * size);
-  }
+  std::memcpy(d_value->raw_data(), static_cast<const char*>(dy.raw_data()) + static_cast<size_t>(i * row) * size,
+              static_cast<size_t>(row) * size);
   return absl::OkStatus();
 }
 

@@ -41,10 +41,11 @@ StatusOr<Tensor> ConcatRows(const std::vector<const Tensor*>& parts, int64_t row
   }
   char* dst = static_cast<char*>(out.raw_data());
   for (const Tensor* p : parts) {
-    std::memcpy(dst, p->raw_data(), p->bytes());
+    if (p->bytes() > 0) std::memcpy(dst, p->raw_data(), p->bytes());
     dst += p->bytes();
   }
-  std::memset(dst, 0, static_cast<char*>(out.raw_data()) + out.bytes() - dst);
+  const size_t padding = static_cast<size_t>(static_cast<char*>(out.raw_data()) + out.bytes() - dst);
+  if (padding > 0) std::memset(dst, 0, padding);
   return out;
 }
 

@@ -3,7 +3,6 @@
 import numpy as np
 import pytest
 
-import numpy as np, graphd, subprocess, os, time, sys
 SRC = '''
 import tensorflow as tf
 
