@@ -51,8 +51,8 @@ class MaxPoolGradKernel : public OpKernel {
     std::vector<T> best(c);
     std::vector<int64_t> where(c);  // the offset in x of each channel's maximum so far
     for (int64_t b = 0; b < n; ++b) {
-      RETURN_IF_ERROR(ctx.cancellation().Check());
       for (int64_t y = 0; y < h.out; ++y) {
+        RETURN_IF_ERROR(ctx.cancellation().Check());
         const int64_t y0 = std::max<int64_t>(y * a_.stride_h - h.pad_before, 0);
         const int64_t y1 = std::min(y * a_.stride_h - h.pad_before + a_.window_h, ih);
         for (int64_t xo = 0; xo < w.out; ++xo) {
