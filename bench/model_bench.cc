@@ -27,6 +27,11 @@
 // each request into new buffers, and a 38.5 MB one (ResNet batch 64) page-faulted in
 // from a new mapping on every call costs more than sending it.
 //
+// --profile: after the timed calls, `--profile-calls` traced calls (RunOptions.trace);
+// the case's JSON object then has "profile": [{"op", "us", "percent", "nodes"}], the
+// mean time per call of each op type's steps, largest first ("percent" of the summed
+// step time).
+//
 // Memory mode starts fresh servers and prints one JSON object with the server's RSS
 // (VmRSS, KiB): idle; after `--idle-sessions` empty sessions; with the model loaded
 // and called once in one session; and in `--copies` sessions.
@@ -39,6 +44,8 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <map>
+#include <set>
 #include <numeric>
 #include <sstream>
 #include <string>
@@ -212,6 +219,8 @@ struct Options {
   double budget_s = 3;
   int min_iters = 3, max_iters = 2000;
   bool memory = false;
+  bool profile = false;
+  int profile_calls = 5;
   int idle_sessions = 100, copies = 10;
   std::string memory_model = "resnet18";
   std::vector<std::string> server_args;  // passed on to the server
@@ -236,6 +245,38 @@ class RunningServer {
 
   ServerProcess* operator->() const { return running_server; }
 };
+
+// The "profile" JSON member (see the file comment) from `calls` traced calls of `req`.
+std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls) {
+  req.mutable_options()->set_trace(true);
+  struct OpTime {
+    double ns = 0;
+    std::set<std::string> nodes;
+  };
+  std::map<std::string, OpTime> by_op;
+  double all_ns = 0;
+  for (int i = 0; i < calls; ++i) {
+    v1::CallGraphResponse resp;
+    b.CallGraph(req, &resp);
+    for (const v1::NodeTiming& t : resp.metadata().step_stats()) {
+      OpTime& op = by_op[t.op()];
+      op.ns += static_cast<double>(t.duration_ns());
+      op.nodes.insert(t.node());
+      all_ns += static_cast<double>(t.duration_ns());
+    }
+  }
+  std::vector<std::pair<std::string, OpTime>> sorted(by_op.begin(), by_op.end());
+  std::sort(sorted.begin(), sorted.end(), [](const auto& x, const auto& y) { return x.second.ns > y.second.ns; });
+  std::string json = ", \"profile\": [";
+  for (size_t i = 0; i < sorted.size(); ++i) {
+    char item[256];
+    std::snprintf(item, sizeof(item), "%s{\"op\": \"%s\", \"us\": %.1f, \"percent\": %.2f, \"nodes\": %zu}",
+                  i ? ", " : "", sorted[i].first.c_str(), sorted[i].second.ns / calls / 1000.0,
+                  all_ns > 0 ? 100.0 * sorted[i].second.ns / all_ns : 0.0, sorted[i].second.nodes.size());
+    json += item;
+  }
+  return json + "]";
+}
 
 void RunLatency(const Options& o) {
   RunningServer proc(o);
@@ -272,9 +313,10 @@ void RunLatency(const Options& o) {
     }
     std::printf("{\"model\": \"%s\", \"batch\": %d, \"device\": \"%s\", \"median_us\": %.1f, "
                 "\"mean_us\": %.1f, \"p90_us\": %.1f, \"execute_us\": %.1f, \"server_total_us\": %.1f, "
-                "\"iters\": %zu, \"checksum\": %.6g}\n",
+                "\"iters\": %zu, \"checksum\": %.6g%s}\n",
                 name.c_str(), batch, o.device.c_str(), Percentile(e2e, 0.5), Mean(e2e), Percentile(e2e, 0.9),
-                Percentile(exec, 0.5), Percentile(total, 0.5), e2e.size(), Checksum(resp));
+                Percentile(exec, 0.5), Percentile(total, 0.5), e2e.size(), Checksum(resp),
+                o.profile ? ProfileJson(b, req, o.profile_calls).c_str() : "");
     std::fflush(stdout);
   }
 }
@@ -334,6 +376,8 @@ int main(int argc, char** argv) {
   app.add_option("--min-iters", o.min_iters, "Fewest timed calls per case")->capture_default_str();
   app.add_option("--max-iters", o.max_iters, "Most timed calls per case")->capture_default_str();
   app.add_flag("--memory", o.memory, "Measure server RSS instead of latency");
+  app.add_flag("--profile", o.profile, "Add each case's time per op type, from traced calls (RunOptions.trace)");
+  app.add_option("--profile-calls", o.profile_calls, "Traced calls per case for --profile")->capture_default_str();
   app.add_option("--idle-sessions", o.idle_sessions, "Empty sessions for the per-session RSS")->capture_default_str();
   app.add_option("--copies", o.copies, "Sessions loading the memory model")->capture_default_str();
   app.add_option("--memory-model", o.memory_model, "Model loaded in --copies sessions")->capture_default_str();
@@ -349,6 +393,7 @@ int main(int argc, char** argv) {
   if (client_malloc == "tuned" && mallopt(M_MMAP_MAX, 0) != 1) Fail("mallopt(M_MMAP_MAX, 0) failed");
 #endif
   if (o.min_iters < 1 || o.max_iters < o.min_iters) Fail("need 1 <= --min-iters <= --max-iters");
+  if (o.profile_calls < 1) Fail("need --profile-calls >= 1");
   if (o.memory) {
     RunMemory(o);
   } else {

@@ -95,13 +95,14 @@ StatusOr<std::shared_ptr<const GraphFunctions::Compiled>> GraphFunctions::Lookup
 }
 
 StatusOr<GraphCallResult> GraphFunctions::Call(const std::string& name, std::vector<GraphValue> inputs,
-                                               VariableStore& variables, const CancellationToken& token) {
+                                               VariableStore& variables, const CancellationToken& token,
+                                               executor::RunTrace* trace) {
   GraphCallResult result;
   std::shared_ptr<const GraphProgram> program;  // the one `compiled` was built from
   ASSIGN_OR_RETURN(auto compiled, Lookup(name, inputs, token, result, &program));
   auto start = std::chrono::steady_clock::now();
   ASSIGN_OR_RETURN(std::vector<Tensor> args, program->FlattenInputs(std::move(inputs)));
-  executor::RunContext ctx{.variables = &variables, .cancellation = &token};
+  executor::RunContext ctx{.variables = &variables, .cancellation = &token, .trace = trace};
   ASSIGN_OR_RETURN(std::vector<Tensor> results, executor::Execute(PlanOf(*compiled->plan), std::move(args), ctx));
   ASSIGN_OR_RETURN(result.outputs, program->UnflattenOutputs(std::move(results)));
   result.execute_us = MicrosSince(start);

@@ -21,6 +21,7 @@
 #include "core/cancellation.h"
 #include "core/variable_store.h"
 #include "executor/device.h"
+#include "executor/runtime/executor.h"
 #include "executor/runtime/plan.h"
 #include "compiler/cache/signature_key.h"
 #include "server/compile_context.h"
@@ -71,9 +72,10 @@ class GraphFunctions {
   // or optionals as the model declares). InvalidArgument naming the input for a
   // wrong count, kind, dtype or shape; NotFound for an unknown name. In a QuickScope
   // (quick_run.h) it runs only a cached build that ran within the limit, and otherwise
-  // returns NotQuick() without building or running anything.
+  // returns NotQuick() without building or running anything. `trace` non-null: the
+  // run's steps are timed into it (RunOptions.trace).
   StatusOr<GraphCallResult> Call(const std::string& name, std::vector<GraphValue> inputs, VariableStore& variables,
-                                 const CancellationToken& token);
+                                 const CancellationToken& token, executor::RunTrace* trace = nullptr);
 
   // The concrete functions built for graph `name` so far ("(x: float32[2,3])" per
   // signature) and, with `with_graphs`, the functions. A graph not called yet shows

@@ -84,10 +84,10 @@ StatusOr<std::shared_ptr<const Session::Compiled>> Session::GetPlan(const RunSig
 }
 
 StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tensor> feeds,
-                                     const CancellationToken& token) {
+                                     const CancellationToken& token, executor::RunTrace* trace) {
   auto start = Clock::now();
   OutputSink printed;
-  executor::RunContext ctx{.variables = &variables_, .cancellation = &token, .output = &printed};
+  executor::RunContext ctx{.variables = &variables_, .cancellation = &token, .output = &printed, .trace = trace};
   ASSIGN_OR_RETURN(std::vector<Tensor> fetched, executor::Execute(PlanOf(*compiled.plan), std::move(feeds), ctx));
   RunResult result{.fetches = std::move(fetched),
                    .stdout_text = printed.TakeStdout(),
@@ -98,7 +98,7 @@ StatusOr<RunResult> Session::Execute(const Compiled& compiled, std::vector<Tenso
 }
 
 StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> feeds,
-                                 const CancellationToken& token) {
+                                 const CancellationToken& token, executor::RunTrace* trace) {
   Touch();
   if (feeds.size() != sig.feeds.size()) {
     return errors::InvalidArgument(absl::StrCat(sig.feeds.size(), " feed names but ",
@@ -106,7 +106,7 @@ StatusOr<RunResult> Session::Run(const RunSignature& sig, std::vector<Tensor> fe
   }
   int64_t compile_us = 0;
   ASSIGN_OR_RETURN(auto compiled, GetPlan(sig, &compile_us, token));
-  ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token));
+  ASSIGN_OR_RETURN(RunResult result, Execute(*compiled, std::move(feeds), token, trace));
   result.timings.compile_us = compile_us;
   Touch();  // a long run counts as use until it ends
   return result;
@@ -127,7 +127,7 @@ StatusOr<int64_t> Session::MakeCallable(RunSignature sig, const CancellationToke
 }
 
 StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> feeds,
-                                         const CancellationToken& token) {
+                                         const CancellationToken& token, executor::RunTrace* trace) {
   Touch();
   std::shared_ptr<const Compiled> compiled;
   {
@@ -141,7 +141,7 @@ StatusOr<RunResult> Session::RunCallable(int64_t handle, std::vector<Tensor> fee
     compiled = it->second;
   }
   RETURN_IF_ERROR(CheckQuick(compiled.get()));
-  auto result = Execute(*compiled, std::move(feeds), token);
+  auto result = Execute(*compiled, std::move(feeds), token, trace);
   Touch();
   return result;
 }

@@ -25,6 +25,7 @@
 #include "core/graph/node_def.h"
 #include "core/variable_store.h"
 #include "executor/device.h"
+#include "executor/runtime/executor.h"
 #include "executor/runtime/plan.h"
 #include "server/compile_context.h"
 #include "server/graph_functions.h"
@@ -82,13 +83,14 @@ class Session {
 
   // Runs `sig` with `feeds` (one per sig.feeds). In a QuickScope (quick_run.h) only a
   // cached function that ran within the limit runs; otherwise NotQuick(), nothing done.
+  // `trace` non-null: the run's steps are timed into it (RunOptions.trace).
   StatusOr<RunResult> Run(const RunSignature& sig, std::vector<Tensor> feeds,
-                          const CancellationToken& token);
+                          const CancellationToken& token, executor::RunTrace* trace = nullptr);
 
   // Callables: a signature compiled once and named by a handle.
   StatusOr<int64_t> MakeCallable(RunSignature sig, const CancellationToken& token);
   StatusOr<RunResult> RunCallable(int64_t handle, std::vector<Tensor> feeds,
-                                  const CancellationToken& token);
+                                  const CancellationToken& token, executor::RunTrace* trace = nullptr);
   Status ReleaseCallable(int64_t handle);
 
   // The session's source modules (LoadModule / Call) and variables.
@@ -120,7 +122,7 @@ class Session {
   StatusOr<std::shared_ptr<const Compiled>> GetPlan(const RunSignature& sig, int64_t* compile_us,
                                                     const CancellationToken& token);
   StatusOr<RunResult> Execute(const Compiled& compiled, std::vector<Tensor> feeds,
-                              const CancellationToken& token);
+                              const CancellationToken& token, executor::RunTrace* trace);
 
   const std::string handle_;
   const CompileContext compile_;

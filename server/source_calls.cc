@@ -122,7 +122,7 @@ StatusOr<std::vector<Value>> MatchSignature(const std::vector<Value>& specs, std
 StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std::vector<Value> args,
                                            std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                            const CancellationToken& token, const std::vector<Value>& concrete,
-                                           bool trace_only) {
+                                           bool trace_only, executor::RunTrace* run_trace) {
   if (trace_only) RETURN_IF_ERROR(CheckQuick(nullptr));  // tracing is never quick
   const compiler::tracer::FunctionInfo info = compiler::tracer::ModuleRuntime::Info(fn);
   std::vector<Tensor> feeds;
@@ -243,6 +243,7 @@ StatusOr<CallResult> SourceModules::Invoke(Module& module, const Value& fn, std:
       state->initialized.insert(compiled->id);
     }
   }
+  ctx.trace = run_trace;
   auto outputs_or = executor::Execute(PlanOf(*compiled->plan), std::move(feeds), ctx);
   result.execute_us = MicrosSince(start);
   result.stdout_text += printed.TakeStdout();

@@ -130,7 +130,7 @@ StatusOr<SourceModules::Module*> SourceModules::Find(int64_t module_id) {
 StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                                          std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                                          const CancellationToken& token, const std::vector<Value>& concrete,
-                                         bool trace_only) {
+                                         bool trace_only, executor::RunTrace* run_trace) {
   Module* module;
   {
     absl::MutexLock lock(&mu_);
@@ -140,7 +140,7 @@ StatusOr<CallResult> SourceModules::Call(int64_t module_id, const std::string& f
   std::optional<Value> self;
   ASSIGN_OR_RETURN(Value fn, FunctionNamed(*module, function, &self));
   if (self.has_value()) args.insert(args.begin(), *std::move(self));  // a method: its instance first
-  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only);
+  return Invoke(*module, fn, std::move(args), std::move(kwargs), variables, token, concrete, trace_only, run_trace);
 }
 
 StatusOr<std::string> SourceModules::ToCode(int64_t module_id, const std::string& function) {

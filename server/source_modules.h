@@ -22,6 +22,7 @@
 #include "compiler/passes/pipeline.h"
 #include "compiler/tracer/module.h"
 #include "core/variable_store.h"
+#include "executor/runtime/executor.h"
 #include "executor/runtime/plan.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/cache/signature_key.h"
@@ -69,10 +70,11 @@ class SourceModules {
   // `trace_only`: trace when needed but do not run.
   // In a QuickScope (quick_run.h): run only a cached concrete function that ran within
   // the limit; otherwise return NotQuick() without tracing or running anything.
+  // `run_trace` non-null: the run's steps are timed into it (RunOptions.trace).
   StatusOr<CallResult> Call(int64_t module_id, const std::string& function, std::vector<Value> args,
                             std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                             const CancellationToken& token, const std::vector<Value>& concrete = {},
-                            bool trace_only = false);
+                            bool trace_only = false, executor::RunTrace* run_trace = nullptr);
   StatusOr<std::string> ToCode(int64_t module_id, const std::string& function);
   // What a caller needs to call `function` of module `module_id` without tracing it:
   // its input_signature (TensorSpecObj values; none without one) and its positional
@@ -134,7 +136,7 @@ class SourceModules {
   StatusOr<CallResult> Invoke(Module& module, const Value& fn, std::vector<Value> args,
                               std::vector<std::pair<std::string, Value>> kwargs, VariableStore& variables,
                               const CancellationToken& token, const std::vector<Value>& concrete = {},
-                              bool trace_only = false);
+                              bool trace_only = false, executor::RunTrace* run_trace = nullptr);
   // Runs the module's pending replays. Called with its trace lock.
   Status CatchUp(Module& module, const CancellationToken& token);
   // The miss path of Invoke: under the module's trace lock, the trace for `key`

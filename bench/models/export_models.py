@@ -38,16 +38,54 @@ def mlp():
         torch.nn.Linear(512, 10))
 
 
-def vision(name):
-    model = getattr(torchvision.models, name)(weights=None)
+def randomise(model):
+    """No layer stays an identity: batch-norm statistics and every norm's affine parameters
+    are drawn (seeded), so are linear layers initialised to zero (ViT's head, whose
+    output would otherwise be all zeros), and ConvNeXt's layer scales (1e-6 at init, which would make each
+    block's branch vanish from the output) get a visible size."""
     with torch.no_grad():
         for m in model.modules():
-            if isinstance(m, torch.nn.BatchNorm2d):
+            if isinstance(m, torch.nn.modules.batchnorm._BatchNorm):
                 m.running_mean.uniform_(-0.2, 0.2)
                 m.running_var.uniform_(0.5, 1.5)
+            if isinstance(m, (torch.nn.modules.batchnorm._BatchNorm, torch.nn.LayerNorm)) and m.weight is not None:
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.2, 0.2)
+            if isinstance(m, torch.nn.Linear) and not m.weight.any():  # ViT's head starts at zero
+                m.weight.normal_(0, 0.02)
+                if m.bias is not None:
+                    m.bias.uniform_(-0.2, 0.2)
+            scale = getattr(m, "layer_scale", None)
+            if isinstance(scale, torch.nn.Parameter):
+                scale.uniform_(0.1, 0.3)
     return model
+
+
+def vision(name):
+    return randomise(getattr(torchvision.models, name)(weights=None))
+
+
+class Encoder(torch.nn.Module):
+    """A 2-layer transformer encoder (d=256, 4 heads, GELU feed-forward of 1024) over 64 tokens."""
+
+    def __init__(self):
+        super().__init__()
+        layer = torch.nn.TransformerEncoderLayer(256, 4, 1024, dropout=0.0, activation="gelu", batch_first=True)
+        self.encoder = torch.nn.TransformerEncoder(layer, 2, enable_nested_tensor=False)
+
+    def forward(self, x):
+        return self.encoder(x)
+
+
+class Lstm(torch.nn.Module):
+    """A 2-layer LSTM (64 inputs, 256 hidden) over 32 steps; the output is every step's hidden state."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(64, 256, num_layers=2, batch_first=True)
+
+    def forward(self, x):
+        return self.lstm(x)[0]
 
 
 MODELS = {
@@ -55,8 +93,18 @@ MODELS = {
     "resnet18": (lambda: vision("resnet18"), IMAGE),
     "mobilenet_v2": (lambda: vision("mobilenet_v2"), IMAGE),
     "resnet50": (lambda: vision("resnet50"), IMAGE),
+    "densenet121": (lambda: vision("densenet121"), IMAGE),
+    "efficientnet_b0": (lambda: vision("efficientnet_b0"), IMAGE),
+    "mobilenet_v3_small": (lambda: vision("mobilenet_v3_small"), IMAGE),
+    "convnext_tiny": (lambda: vision("convnext_tiny"), IMAGE),
+    "vit_b_16": (lambda: vision("vit_b_16"), IMAGE),
+    "encoder": (lambda: randomise(Encoder()), (64, 256)),
+    "lstm": (Lstm, (32, 64)),
 }
 DEFAULT = ["mlp", "resnet18", "mobilenet_v2"]  # `make bench` (bench/run_models.py)
+# The model zoo (issue 20; bench/zoo.py): batch 1 against ONNX Runtime.
+ZOO = ["resnet50", "densenet121", "efficientnet_b0", "mobilenet_v3_small", "convnext_tiny", "vit_b_16",
+       "encoder", "lstm"]
 
 
 def build(name):

@@ -1,6 +1,32 @@
 #include "executor/runtime/executor.h"
 
+#include <chrono>
+
 namespace graphd::executor {
+namespace {
+
+// Appends `step`'s timing to `trace`; on a device with its own memory, waits for the
+// step's work first, so the time is the work's and not its launch's.
+Status RecordStep(const Plan::Step& step, std::chrono::steady_clock::time_point run_start,
+                  std::chrono::steady_clock::time_point step_start, RunTrace& trace) {
+  if (step.device != nullptr && step.device->memory_space() != kHostMemory) {
+    RETURN_IF_ERROR(step.device->Synchronize());
+  }
+  const auto end = std::chrono::steady_clock::now();
+  StepTiming& t = trace.emplace_back();
+  t.node = step.node->name();
+  switch (step.copy) {
+    case Plan::Step::Copy::kNone: t.op = step.node->op_name(); break;
+    case Plan::Step::Copy::kToDevice: t.op = "_CopyToDevice"; break;
+    case Plan::Step::Copy::kToHost: t.op = "_CopyToHost"; break;
+  }
+  if (step.device != nullptr) t.device = step.device->info().name;
+  t.start_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(step_start - run_start).count();
+  t.duration_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(end - step_start).count();
+  return absl::OkStatus();
+}
+
+}  // namespace
 
 Status ValidateFeed(absl::string_view name, const TensorType& type, const Tensor& value) {
   if (value.dtype() != type.dtype) {
@@ -50,6 +76,7 @@ Status PlanRunner::Run(std::vector<Tensor>& values, const RunContext& ctx) {
   static const CancellationToken kNeverCancelled;
   const CancellationToken& token = ctx.cancellation ? *ctx.cancellation : kNeverCancelled;
   const int discard = plan_.discard_slot();
+  const auto run_start = ctx.trace != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
   for (const Plan::Step& step : plan_.steps()) {
     if (check_each_step_) {
       if (Status live = token.Check(); !live.ok()) {
@@ -66,10 +93,12 @@ Status PlanRunner::Run(std::vector<Tensor>& values, const RunContext& ctx) {
     const size_t num_outputs = step.output_slots.size();
     if (outputs_.size() < num_outputs) outputs_.resize(num_outputs);
     for (size_t o = 0; o < num_outputs; ++o) outputs_[o] = Tensor();
+    const auto step_start = ctx.trace != nullptr ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point();
     KernelContext kctx(*step.node, inputs_, std::span<Tensor>(outputs_.data(), num_outputs), ctx.variables,
                        &token, ctx.output);
     kctx.set_pool(&pool_);
     Status status = step.kernel->Compute(kctx);
+    if (ctx.trace != nullptr && status.ok()) status = RecordStep(step, run_start, step_start, *ctx.trace);
     if (!status.ok()) {
       ClearSlots();
       return errors::WithLocation(errors::WithNode(std::move(status), step.node->name()), step.node->range());

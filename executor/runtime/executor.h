@@ -3,12 +3,25 @@
 #ifndef GRAPHD_EXECUTOR_RUNTIME_EXECUTOR_H_
 #define GRAPHD_EXECUTOR_RUNTIME_EXECUTOR_H_
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "executor/runtime/plan.h"
 #include "executor/runtime/tensor_pool.h"
 
 namespace graphd::executor {
+
+// One step of a traced run (RunOptions.trace): the node, its op ("_CopyToDevice" /
+// "_CopyToHost" for a copy step), the device it ran on, and when it started and how
+// long it took, in nanoseconds of host wall time from the start of the run. On a device
+// with its own memory (a GPU) each step is followed by a device synchronisation, so
+// its time is the kernel's, not its launch's (and the traced run is slower).
+struct StepTiming {
+  std::string node, op, device;
+  int64_t start_ns = 0, duration_ns = 0;
+};
+using RunTrace = std::vector<StepTiming>;
 
 struct RunContext {
   // The session's variables; required when the plan reads or assigns variables.
@@ -17,6 +30,10 @@ struct RunContext {
   const CancellationToken* cancellation = nullptr;
   // Where tf.print and runtime print write; nullptr discards.
   OutputSink* output = nullptr;
+  // Non-null: each step of this plan is timed into it, in plan order (constants bound
+  // without running are left out). If/While bodies are timed as their node; their
+  // own steps are not listed.
+  RunTrace* trace = nullptr;
 };
 
 // Validates each feed against the plan's feed types (InvalidArgument naming the feed),

@@ -4,6 +4,7 @@
 #include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
+#include "server/service/run_metadata.h"
 #include "server/service/session_service.h"
 #include "server/service/value_codec.h"
 
@@ -84,21 +85,18 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
       ASSIGN_OR_RETURN(auto v, ValueFromProto(as_value, "concrete signature"));
       concrete.push_back(std::move(v));
     }
+    executor::RunTrace trace;
     ASSIGN_OR_RETURN(CallResult result,
                      session->source_modules().Call(req->module_id(), req->function(), std::move(args),
                                                     std::move(kwargs), session->variables(), call.token(), concrete,
-                                                    req->trace_only()));
+                                                    req->trace_only(), TraceFor(req->options(), trace)));
     RETURN_IF_ERROR(ValueToProto(result.output, resp->mutable_output()));
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);
     resp->set_tracing_count(result.tracing_count);
     resp->set_graph_dot(result.graph_dot);
-    v1::RunMetadata* m = resp->mutable_metadata();
-    m->set_queue_us(call.queue_us());
-    m->set_compile_us(result.compile_us);
-    m->set_execute_us(result.execute_us);
-    m->set_total_us(call.elapsed_us());
-    m->set_ran_inline(call.ran_inline());
+    FillRunMetadata(call, result.compile_us, result.execute_us, TraceFor(req->options(), trace),
+                    resp->mutable_metadata());
     return absl::OkStatus();
   }, !req->trace_only() && SmallRequest(*req));
 }

@@ -2,6 +2,7 @@
 #include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
+#include "server/service/run_metadata.h"
 #include "server/service/session_service.h"
 #include "server/service/tensor_codec.h"
 
@@ -121,8 +122,10 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
       ASSIGN_OR_RETURN(GraphValue v, ValueFromProto(req->values(i), "input " + std::to_string(i)));
       inputs.push_back(std::move(v));
     }
+    executor::RunTrace trace;
     ASSIGN_OR_RETURN(GraphCallResult result,
-                     session->graph_functions().Call(req->name(), std::move(inputs), session->variables(), call.token()));
+                     session->graph_functions().Call(req->name(), std::move(inputs), session->variables(), call.token(),
+                                                     TraceFor(req->options(), trace)));
     bool all_tensors = true;
     for (const GraphValue& v : result.outputs) all_tensors = all_tensors && v.kind == GraphValue::Kind::kTensor;
     for (const GraphValue& v : result.outputs) {
@@ -132,12 +135,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
         ValueToProto(v, resp->add_values());
       }
     }
-    v1::RunMetadata* m = resp->mutable_metadata();
-    m->set_queue_us(call.queue_us());
-    m->set_compile_us(result.compile_us);
-    m->set_execute_us(result.execute_us);
-    m->set_total_us(call.elapsed_us());
-    m->set_ran_inline(call.ran_inline());
+    FillRunMetadata(call, result.compile_us, result.execute_us, TraceFor(req->options(), trace),
+                    resp->mutable_metadata());
     // The build's and planner's temporaries, or (a function another session built)
     // what loading the graph left free.
     if (result.compile_us > 0 || result.first_use) ReleaseFreeMemory();

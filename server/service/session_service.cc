@@ -4,6 +4,7 @@
 #include "server/service/graph_codec.h"
 #include "server/service/pooled_call.h"
 #include "server/service/quick_call.h"
+#include "server/service/run_metadata.h"
 #include "server/service/status_codec.h"
 #include "server/service/tensor_codec.h"
 
@@ -20,14 +21,6 @@ Status ApplyRunOptions(const v1::RunOptions& options, CancellationToken& token) 
                           std::chrono::milliseconds(options.timeout_in_ms()));
   }
   return absl::OkStatus();
-}
-
-void FillMetadata(const PooledCall& call, const RunTimings& t, v1::RunMetadata* out) {
-  out->set_queue_us(call.queue_us());
-  out->set_compile_us(t.compile_us);
-  out->set_execute_us(t.execute_us);
-  out->set_total_us(call.elapsed_us());
-  out->set_ran_inline(call.ran_inline());
 }
 
 template <typename Repeated>
@@ -100,7 +93,9 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
       feeds.push_back(std::move(t));
     }
     RunSignature sig = SignatureOf(feed_names, req->fetch(), req->target());
-    ASSIGN_OR_RETURN(RunResult result, session->Run(sig, std::move(feeds), call.token()));
+    executor::RunTrace trace;
+    ASSIGN_OR_RETURN(RunResult result,
+                     session->Run(sig, std::move(feeds), call.token(), TraceFor(req->options(), trace)));
     if (static_cast<int>(result.fetches.size()) != req->fetch_size()) {
       return errors::Internal(absl::StrCat("the run returned ", result.fetches.size(),
                                            " tensors for ", req->fetch_size(), " fetches"));
@@ -112,7 +107,8 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
     }
     resp->set_stdout(std::move(result.stdout_text));
     resp->set_stderr(std::move(result.stderr_text));
-    FillMetadata(call, result.timings, resp->mutable_metadata());
+    FillRunMetadata(call, result.timings.compile_us, result.timings.execute_us, TraceFor(req->options(), trace),
+                    resp->mutable_metadata());
     return absl::OkStatus();
   }, SmallRequest(*req));
 }
@@ -143,12 +139,14 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
       ASSIGN_OR_RETURN(Tensor t, TensorFromProto(req->feed(i), absl::StrCat("feed #", i)));
       feeds.push_back(std::move(t));
     }
-    ASSIGN_OR_RETURN(RunResult result,
-                     session->RunCallable(req->handle(), std::move(feeds), call.token()));
+    executor::RunTrace trace;
+    ASSIGN_OR_RETURN(RunResult result, session->RunCallable(req->handle(), std::move(feeds), call.token(),
+                                                            TraceFor(req->options(), trace)));
     for (const Tensor& t : result.fetches) TensorToProto(t, resp->add_fetch());
     resp->set_stdout(std::move(result.stdout_text));
     resp->set_stderr(std::move(result.stderr_text));
-    FillMetadata(call, result.timings, resp->mutable_metadata());
+    FillRunMetadata(call, result.timings.compile_us, result.timings.execute_us, TraceFor(req->options(), trace),
+                    resp->mutable_metadata());
     return absl::OkStatus();
   }, SmallRequest(*req));
 }

@@ -1,0 +1,182 @@
+"""Model zoo benchmark (issue 20): graphd against ONNX Runtime on today's models at batch 1.
+
+    /usr/bin/python3 bench/zoo.py --build-dir build [--models resnet50,lstm] [--budget-s 2]
+
+The models (bench/models/export_models.py ZOO: ResNet-50, DenseNet-121, EfficientNet-B0,
+MobileNetV3-small, ConvNeXt-tiny, ViT-B/16 from python3-torchvision, a transformer
+encoder and an LSTM from torch.nn) are exported with random weights into
+<build>/bench/models (build outputs, never committed). Per model, one after the other:
+
+  1. check and load: a fresh graphd; the client loads the .onnx (wall time from reading
+     the file to the response: `load s`) and the server's RSS is read before and after
+     (`RSS / model`: the growth over the .onnx file's size, after the first call); the
+     first call's output is compared with torch's on the same input (max |difference|
+     over max |torch|: `rel err`; over 1e-3 fails the run);
+  2. <build>/bin/model_bench: graphd's execute time (server) and end-to-end CallGraph
+     latency (client), medians; with --profile also the server's per-op-type time;
+  3. bench/ort/ort_bench.js: ONNX Runtime's session.run, 2 intra-op threads.
+
+Prints one table (with the geomean of execute / ORT) and writes <build>/bench/zoo.csv.
+A model that fails any step is reported, left out of the geomean, and makes the exit
+status 1.
+"""
+
+import argparse
+import csv
+import math
+import os
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "models"))
+sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
+
+import run_models  # noqa: E402  (shared helpers: run, json_lines, install_ort, errors)
+from run_models import errors, log, run, json_lines  # noqa: E402
+
+TOLERANCE = 1e-3
+
+
+def rss_kib(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return None
+
+
+def check_and_load(name, models_dir, graphd_bin):
+    """{"load_s", "rss_growth_kib", "rel_err"} for one model, or None (error recorded)."""
+    import numpy as np
+    import torch
+    import export_models
+    import graphd
+    import local_server
+    from torch_bench import bench_input
+
+    torch.set_num_threads(2)
+    model, shape = export_models.build(name)
+    x = bench_input((1,) + tuple(shape))
+    with torch.no_grad():
+        want = model(x).numpy()
+    path = os.path.join(models_dir, name + ".onnx")
+    proc, target = local_server.start(graphd_bin, ["--max-message-bytes", str(1 << 30)])
+    try:
+        client = graphd.connect(target, timeout=600)
+        client.health()
+        idle = rss_kib(proc.pid)
+        t0 = time.perf_counter()
+        fn = client.load_onnx(path)
+        load_s = time.perf_counter() - t0
+        got = np.asarray(fn(x.numpy()))
+        rss = rss_kib(proc.pid)
+        client.close()
+    except Exception as e:  # noqa: BLE001  (any failure is this model's result)
+        errors.append("%s: %s: %s" % (name, type(e).__name__, e))
+        return None
+    finally:
+        local_server.stop(proc)
+    if got.shape != want.shape:
+        errors.append("%s: output shape %s, torch %s" % (name, got.shape, want.shape))
+        return None
+    rel = float(np.max(np.abs(got - want)) / max(1e-12, float(np.max(np.abs(want)))))
+    if not rel <= TOLERANCE:
+        errors.append("%s: output differs from torch's: max |diff| / max |torch| = %.3g (> %g)" % (name, rel, TOLERANCE))
+    return {"load_s": load_s, "rss_growth_kib": rss - idle, "rel_err": rel,
+            "model_mb": os.path.getsize(path) / 1e6}
+
+
+def fmt(v, spec):
+    return format(v, spec) if v is not None else "n/a"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build-dir", default="build")
+    ap.add_argument("--budget-s", type=float, default=2.0, help="seconds of timed runs per model and runtime")
+    ap.add_argument("--models", default="", help="comma-separated subset of the zoo")
+    ap.add_argument("--profile", action="store_true", help="print graphd's per-op-type time for each model")
+    ap.add_argument("--server-args", default="", help="space-separated graphd server arguments (A/B runs)")
+    args = ap.parse_args()
+    import export_models
+    names = [m for m in args.models.split(",") if m] or list(export_models.ZOO)
+    unknown = [m for m in names if m not in export_models.ZOO]
+    if unknown:
+        sys.exit("zoo: not in the zoo: %s (known: %s)" % (", ".join(unknown), ", ".join(export_models.ZOO)))
+    build = os.path.abspath(args.build_dir)
+    out = os.path.join(build, "bench")
+    models_dir = os.path.join(out, "models")
+    graphd_bin = os.path.join(build, "bin", "graphd")
+    model_bench = os.path.join(build, "bin", "model_bench")
+    started = time.time()
+    if run("export zoo", [sys.executable, os.path.join(HERE, "models", "export_models.py"), "--out", models_dir,
+                          "--only", ",".join(names)], timeout=1200) is None:
+        return run_models.finish(started)
+
+    checks = {}
+    for name in names:
+        t0 = time.time()
+        checks[name] = check_and_load(name, models_dir, graphd_bin)
+        log("check and load %s: %.1f s" % (name, time.time() - t0))
+
+    case_args = [a for n in names for a in ("--case", n + ":1")]
+    budget = ["--budget-s", str(args.budget_s)]
+    extra = (["--profile"] if args.profile else []) + ["--server-arg=" + a for a in args.server_args.split()]
+    rows = json_lines(run("graphd", [model_bench, "--models", models_dir] + case_args + budget + extra,
+                          timeout=1800))
+    graphd_rows = run_models.by_case(rows)
+    echo = next((r["echo_p50_us"] for r in rows if "echo_p50_us" in r), None)
+    ort = {}
+    ort_dir = os.path.join(out, "ort")
+    if run_models.install_ort(ort_dir):
+        ort = run_models.by_case(json_lines(run(
+            "ONNX Runtime", ["node", os.path.join(HERE, "ort", "ort_bench.js"), "--modules",
+                             os.path.join(ort_dir, "node_modules"), "--models", models_dir] + case_args + budget,
+            timeout=1800)))
+
+    table = []
+    for name in names:
+        g, o, c = graphd_rows.get((name, 1), {}), ort.get((name, 1), {}), checks.get(name) or {}
+        exe = g["execute_us"] / 1000 if "execute_us" in g else None
+        e2e = g["median_us"] / 1000 if "median_us" in g else None
+        ort_ms = o["median_us"] / 1000 if "median_us" in o else None
+        table.append({
+            "model": name, "model_mb": c.get("model_mb"), "load_s": c.get("load_s"),
+            "rss_over_model": c["rss_growth_kib"] * 1024 / (c["model_mb"] * 1e6) if c else None,
+            "rel_err": c.get("rel_err"), "graphd_execute_ms": exe, "graphd_e2e_ms": e2e, "ort_ms": ort_ms,
+            "execute_over_ort": exe / ort_ms if exe and ort_ms else None,
+            "e2e_minus_execute_ms": e2e - exe if e2e and exe else None,
+        })
+    ok = [r["execute_over_ort"] for r in table
+          if r["execute_over_ort"] and r["rel_err"] is not None and r["rel_err"] <= TOLERANCE]
+    geomean = math.exp(sum(math.log(v) for v in ok) / len(ok)) if ok else None
+
+    print("\nModel zoo at batch 1 (ms; graphd through gRPC on loopback, ORT 2 intra-op threads)")
+    if echo:
+        print("gRPC echo p50 in the same server: %.3f ms" % (echo / 1000))
+    print("%-19s %7s %7s %8s %9s %10s %10s %9s %8s %9s" % (
+        "model", "MB", "load s", "RSS/MB", "rel err", "graphd exe", "graphd e2e", "ORT", "exe/ORT", "e2e-exe"))
+    for r in table:
+        print("%-19s %7s %7s %8s %9s %10s %10s %9s %8s %9s" % (
+            r["model"], fmt(r["model_mb"], ".1f"), fmt(r["load_s"], ".2f"), fmt(r["rss_over_model"], ".2f"),
+            fmt(r["rel_err"], ".1e"), fmt(r["graphd_execute_ms"], ".3f"), fmt(r["graphd_e2e_ms"], ".3f"),
+            fmt(r["ort_ms"], ".3f"), fmt(r["execute_over_ort"], ".2f"), fmt(r["e2e_minus_execute_ms"], ".3f")))
+    print("geomean execute / ORT over %d models: %s (target <= 0.9; each <= 1.0)" % (len(ok), fmt(geomean, ".2f")))
+    for r in rows:
+        if "profile" in r:
+            print("\n%s: graphd time by op type (%% of the summed node time, top 8)" % r["model"])
+            for p in r["profile"][:8]:
+                print("  %-28s %6.1f%% %9.3f ms %5d nodes" % (p["op"], p["percent"], p["us"] / 1000, p["nodes"]))
+    path = os.path.join(out, "zoo.csv")
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(table[0].keys()) + ["echo_p50_ms"])
+        w.writeheader()
+        for r in table:
+            w.writerow(dict(r, echo_p50_ms=echo / 1000 if echo else None))
+    print("CSV: %s" % path)
+    return run_models.finish(started)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
