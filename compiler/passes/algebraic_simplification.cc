@@ -125,6 +125,7 @@ class Simplifier {
       return std::optional<OutputRef>(x.node->inputs()[0]);
     }
     if (op == OpId::kTranspose) return Transpose(node);
+    if (node.op_name() == "Pow" && node.inputs().size() == 2) return Square(node);
     if ((op == OpId::kAdd || op == OpId::kSub || op == OpId::kMul || op == OpId::kDiv) && node.inputs().size() == 2) {
       const double neutral = op == OpId::kAdd || op == OpId::kSub ? 0.0 : 1.0;
       const bool commutes = op == OpId::kAdd || op == OpId::kMul;
@@ -155,8 +156,27 @@ class Simplifier {
     if (IsIdentity(q)) return std::optional<OutputRef>(source);
     AttrMap attrs = node.attrs();
     attrs["perm"] = q;
-    ASSIGN_OR_RETURN(const Node* t, g_.AddNode({.name = FreshName(g_, node.name() + "/composed"), .op = "Transpose",
-                                                .inputs = {source}, .attrs = std::move(attrs),
+    return Added(node, "composed", "Transpose", {source}, std::move(attrs));
+  }
+
+  // Pow(x, 2) of floating x as Square(x): the same value (x * x, rounded once), with
+  // no pow per element, and an op elementwise fusion takes (LayerNorm's variance).
+  StatusOr<std::optional<OutputRef>> Square(const Node& node) {
+    const OutputRef x = node.inputs()[0];
+    const Tensor* c = ConstValue(node.inputs()[1]);
+    const DType dtype = TypeOf(x).dtype;
+    if (c == nullptr || c->dtype() != dtype || (dtype != DType::kFloat32 && dtype != DType::kFloat64) ||
+        !KeepsShape(TypeOf(x).shape, c->shape()) || !AllEqual(*c, 2.0)) {
+      return std::optional<OutputRef>();
+    }
+    return Added(node, "square", "Square", {x}, {});
+  }
+
+  // A new node ("<node>/<suffix>") computing what `node` does, from `inputs`.
+  StatusOr<std::optional<OutputRef>> Added(const Node& node, const std::string& suffix, const std::string& op,
+                                           std::vector<OutputRef> inputs, AttrMap attrs) {
+    ASSIGN_OR_RETURN(const Node* t, g_.AddNode({.name = FreshName(g_, node.name() + "/" + suffix), .op = op,
+                                                .inputs = std::move(inputs), .attrs = std::move(attrs),
                                                 .device = node.device(), .range = node.range()}));
     rank_.push_back(node.id());
     remove_.push_back(false);

@@ -128,5 +128,27 @@ TEST(AlgebraicSimplificationTest, LeavesPinnedNodesAndWhatTheyRead) {
   EXPECT_EQ(Text(body), before);
 }
 
+TEST(AlgebraicSimplificationTest, PowOfTwoBecomesSquareOnFloatsOnly) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({2, 3}))
+                          .Arg("i", DType::kInt32, Dims({2}))
+                          .Const("two", 2.0f)
+                          .Const("three", 3.0f)
+                          .Const("itwo", int32_t{2})
+                          .Node("sq", "Pow", {"x", "two"})
+                          .Node("cube", "Pow", {"x", "three"})
+                          .Node("isq", "Pow", {"i", "itwo"})
+                          .Node("out", "Add", {"sq", "cube"})
+                          .Return({"out", "isq"});
+  AlgebraicSimplification pass;
+  EXPECT_TRUE(RunPass(pass, body));
+  const std::string text = Text(body);
+  EXPECT_NE(text.find("sq/square = Square(x) : float32[2,3]"), std::string::npos) << text;
+  EXPECT_NE(text.find("cube = Pow(x, three)"), std::string::npos) << text;
+  EXPECT_NE(text.find("isq = Pow(i, itwo)"), std::string::npos) << text;
+  EXPECT_EQ(text.find("\ntwo = Const"), std::string::npos) << text;  // no longer read
+  EXPECT_FALSE(RunPass(pass, body));
+}
+
 }  // namespace
 }  // namespace graphd::compiler::passes

@@ -16,6 +16,7 @@ constexpr std::pair<EwOp, absl::string_view> kNames[] = {
     {EwOp::kExp, "Exp"},         {EwOp::kLog, "Log"},         {EwOp::kSqrt, "Sqrt"},
     {EwOp::kRsqrt, "Rsqrt"},     {EwOp::kReciprocal, "Reciprocal"},
     {EwOp::kTanh, "Tanh"},       {EwOp::kSigmoid, "Sigmoid"}, {EwOp::kRelu, "Relu"},
+    {EwOp::kErf, "Erf"},
     {EwOp::kAdd, "Add"},         {EwOp::kSub, "Sub"},         {EwOp::kMul, "Mul"},
     {EwOp::kDiv, "Div"},         {EwOp::kMax, "Maximum"},     {EwOp::kMin, "Minimum"},
 };

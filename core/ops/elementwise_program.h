@@ -19,7 +19,7 @@ namespace graphd::ops {
 
 enum class EwOp {
   // unary
-  kNeg, kAbs, kSquare, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kTanh, kSigmoid, kRelu,
+  kNeg, kAbs, kSquare, kExp, kLog, kSqrt, kRsqrt, kReciprocal, kTanh, kSigmoid, kRelu, kErf,
   // binary
   kAdd, kSub, kMul, kDiv, kMax, kMin,
 };

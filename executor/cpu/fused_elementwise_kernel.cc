@@ -78,6 +78,7 @@ void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
     case EwOp::kTanh: return Binary([](float x, float) { return fm::Tanh(x); }, a, a, d, m);
     case EwOp::kSigmoid: return Binary([](float x, float) { return fm::Sigmoid(x); }, a, a, d, m);
     case EwOp::kRelu: return Binary([](float x, float) { return x > 0.f ? x : 0.f; }, a, a, d, m);
+    case EwOp::kErf: return Binary([](float x, float) { return fm::Erf(x); }, a, a, d, m);
     case EwOp::kAdd: return Binary([](float x, float y) { return x + y; }, a, b, d, m);
     case EwOp::kSub: return Binary([](float x, float y) { return x - y; }, a, b, d, m);
     case EwOp::kMul: return Binary([](float x, float y) { return x * y; }, a, b, d, m);
@@ -114,7 +115,7 @@ class FusedElementwiseKernel : public OpKernel {
     }
     for (const ops::EwInstr& in : program_.instrs) {
       const bool transcendental = in.op == EwOp::kExp || in.op == EwOp::kLog || in.op == EwOp::kTanh ||
-                                  in.op == EwOp::kSigmoid;
+                                  in.op == EwOp::kSigmoid || in.op == EwOp::kErf;
       cost_ += transcendental ? 8 : 1;
     }
     slot_.assign(n, -1);

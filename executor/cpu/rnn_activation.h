@@ -47,6 +47,8 @@ class RnnActivation {
     return out;
   }
 
+  Kind kind() const { return kind_; }
+
   double operator()(double x) const {
     switch (kind_) {
       case Kind::kRelu: return std::max(x, 0.0);

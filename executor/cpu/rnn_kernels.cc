@@ -5,10 +5,12 @@
 // Reverse directions walk each sequence from its own last step.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "executor/cpu/gemm.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/lstm_cell.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/rnn_activation.h"
 
@@ -40,6 +42,13 @@ struct DirectionRun {
   T* y;               // Y at this direction: [T, D, batch, H] with the d offset applied
   int64_t y_step;     // D * batch * H
 };
+
+// An LSTM direction with ONNX's default activations and no clip: the vectorised cell.
+bool DefaultLstm(const RnnConfig& cfg, const RnnActivation* act) {
+  using K = RnnActivation::Kind;
+  return cfg.cell == Cell::kLstm && cfg.clip <= 0 && act[0].kind() == K::kSigmoid && act[1].kind() == K::kTanh &&
+         act[2].kind() == K::kTanh;
+}
 
 template <typename T>
 Status RunDirection(KernelContext& ctx, const RnnConfig& cfg, const DirectionRun<T>& run, int64_t steps,
@@ -97,6 +106,12 @@ Status RunDirection(KernelContext& ctx, const RnnConfig& cfg, const DirectionRun
           break;
         }
         case Cell::kLstm: {
+          if constexpr (std::is_same_v<T, float>) {
+            if (DefaultLstm(cfg, run.act)) {
+              LstmCellF32(h, xw, rr, run.p, run.c + b * h, hb);
+              break;
+            }
+          }
           const RnnActivation& g = run.act[1];
           const RnnActivation& hact = run.act[2];
           T* cb = run.c + b * h;

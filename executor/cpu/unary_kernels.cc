@@ -105,13 +105,17 @@ class UnaryKernel : public OpKernel {
       RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, *y)}});
       return absl::OkStatus();
     }
-    if (x.dtype() == DType::kFloat32 && op_ == Unary::kLog) {
+    if (x.dtype() == DType::kFloat32 && (op_ == Unary::kLog || op_ == Unary::kErf)) {
       const float* in = x.data<float>();
       float* out = y->data<float>();
       for (int64_t start = 0; start < n; start += kChunk) {
         RETURN_IF_ERROR(ctx.cancellation().Check());
         const int64_t end = std::min(n, start + kChunk);
-        for (int64_t i = start; i < end; ++i) out[i] = fast_math::Log(in[i]);
+        if (op_ == Unary::kLog) {
+          for (int64_t i = start; i < end; ++i) out[i] = fast_math::Log(in[i]);
+        } else {
+          for (int64_t i = start; i < end; ++i) out[i] = fast_math::Erf(in[i]);
+        }
       }
       return absl::OkStatus();
     }

@@ -34,6 +34,8 @@ __device__ __forceinline__ float Eval(FusedOp op, float a, float b) {
       return 1.f / (1.f + expf(-a));
     case FusedOp::kRelu:
       return a < 0.f ? 0.f : a;
+    case FusedOp::kErf:
+      return erff(a);
     case FusedOp::kAdd:
       return a + b;
     case FusedOp::kSub:

@@ -32,6 +32,8 @@ FusedOp ToFusedOp(ops::EwOp op) {
       return FusedOp::kSigmoid;
     case ops::EwOp::kRelu:
       return FusedOp::kRelu;
+    case ops::EwOp::kErf:
+      return FusedOp::kErf;
     case ops::EwOp::kAdd:
       return FusedOp::kAdd;
     case ops::EwOp::kSub:

@@ -97,6 +97,7 @@ enum class FusedOp : int {
   kTanh,
   kSigmoid,
   kRelu,
+  kErf,
   kAdd,
   kSub,
   kMul,
