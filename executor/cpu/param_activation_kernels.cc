@@ -100,17 +100,36 @@ class ParamActivationKernel : public OpKernel {
   }
 
  private:
-  template <typename T>
-  Status Loop(KernelContext& ctx, const Tensor& x, Tensor& y) const {
+  // The activation is a template argument, so each loop has no switch per element
+  // (and the simple ones, HardSigmoid's clamp, vectorise).
+  template <typename T, Act A>
+  Status LoopOf(KernelContext& ctx, const Tensor& x, Tensor& y) const {
     const T* in = x.data<T>();
     T* out = y.data<T>();
     const int64_t n = x.num_elements();
     for (int64_t start = 0; start < n; start += kChunk) {
       RETURN_IF_ERROR(ctx.cancellation().Check());
       const int64_t end = std::min(n, start + kChunk);
-      for (int64_t i = start; i < end; ++i) out[i] = Apply<T>(act_, params_, in[i]);
+      for (int64_t i = start; i < end; ++i) out[i] = Apply<T>(A, params_, in[i]);
     }
     return absl::OkStatus();
+  }
+
+  template <typename T>
+  Status Loop(KernelContext& ctx, const Tensor& x, Tensor& y) const {
+    switch (act_) {
+      case Act::kElu: return LoopOf<T, Act::kElu>(ctx, x, y);
+      case Act::kSelu: return LoopOf<T, Act::kSelu>(ctx, x, y);
+      case Act::kCelu: return LoopOf<T, Act::kCelu>(ctx, x, y);
+      case Act::kLeakyRelu: return LoopOf<T, Act::kLeakyRelu>(ctx, x, y);
+      case Act::kHardSigmoid: return LoopOf<T, Act::kHardSigmoid>(ctx, x, y);
+      case Act::kHardSwish: return LoopOf<T, Act::kHardSwish>(ctx, x, y);
+      case Act::kThresholdedRelu: return LoopOf<T, Act::kThresholdedRelu>(ctx, x, y);
+      case Act::kShrink: return LoopOf<T, Act::kShrink>(ctx, x, y);
+      case Act::kSoftplus: return LoopOf<T, Act::kSoftplus>(ctx, x, y);
+      case Act::kSoftsign: return LoopOf<T, Act::kSoftsign>(ctx, x, y);
+    }
+    return ctx.Error("unknown activation");
   }
 
   const Act act_;
