@@ -173,8 +173,10 @@ class Session:
         (numpy arrays, numpy scalars for 0-d tensors, None for operations).
 
         timeout: seconds for this run (RunOptions.timeout_in_ms and the gRPC
-        deadline). options: a RunOptions proto (timeout_in_ms). run_metadata:
-        a RunMetadata proto filled with the server's timings.
+        deadline). options: a RunOptions proto (timeout_in_ms; trace=True to
+        time every step). run_metadata: a RunMetadata proto filled with the
+        server's timings (and, with trace, step_stats: node, op, device,
+        start_ns, duration_ns per step).
         """
         if isinstance(timeout, _pb().RunOptions):  # TF's positional (fetches, feed, options)
             options, timeout = timeout, None
@@ -182,6 +184,7 @@ class Session:
         plan = FetchPlan(self._graph, fetches)
         feeds = self._feeds(feed_dict)
         run_options, deadline = self._run_options(timeout, options)
+        run_options.trace = bool(getattr(options, "trace", False))
         self._extend()
         if not plan.tensor_names and not plan.target_names:
             return plan.build([])
