@@ -57,6 +57,7 @@ bench: build
 	$(BUILD_DIR)/bin/kernels_bench --benchmark_min_time=0.2 \
 	  --benchmark_out=$(BUILD_DIR)/bench/kernels.csv --benchmark_out_format=csv
 	$(PYTHON) bench/run_models.py --build-dir $(BUILD_DIR)
+	$(PYTHON) bench/zoo.py --build-dir $(BUILD_DIR) --profile
 	$(BUILD_DIR)/bin/serving_bench --models $(BUILD_DIR)/bench/models --csv $(BUILD_DIR)/bench/serving.csv
 	$(PYTHON) bench/training_bench.py --graphd $(BUILD_DIR)/bin/graphd --csv $(BUILD_DIR)/bench/training.csv
 
