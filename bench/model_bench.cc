@@ -220,7 +220,7 @@ struct Options {
   int min_iters = 3, max_iters = 2000;
   bool memory = false;
   bool profile = false;
-  int profile_calls = 5;
+  int profile_calls = 10;
   int idle_sessions = 100, copies = 10;
   std::string memory_model = "resnet18";
   std::vector<std::string> server_args;  // passed on to the server

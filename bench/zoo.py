@@ -33,7 +33,7 @@ sys.path.insert(0, os.path.join(HERE, "models"))
 sys.path.insert(0, os.path.join(HERE, "..", "clients", "python"))
 
 import run_models  # noqa: E402  (shared helpers: run, json_lines, install_ort, errors)
-from run_models import errors, log, run, json_lines  # noqa: E402
+from run_models import errors, fmt, log, run, json_lines  # noqa: E402
 
 TOLERANCE = 1e-3
 
@@ -64,7 +64,6 @@ def check_and_load(name, models_dir, graphd_bin):
     proc, target = local_server.start(graphd_bin, ["--max-message-bytes", str(1 << 30)])
     try:
         client = graphd.connect(target, timeout=600)
-        client.health()
         idle = rss_kib(proc.pid)
         t0 = time.perf_counter()
         fn = client.load_onnx(path)
@@ -85,10 +84,6 @@ def check_and_load(name, models_dir, graphd_bin):
         errors.append("%s: output differs from torch's: max |diff| / max |torch| = %.3g (> %g)" % (name, rel, TOLERANCE))
     return {"load_s": load_s, "rss_growth_kib": rss - idle, "rel_err": rel,
             "model_mb": os.path.getsize(path) / 1e6}
-
-
-def fmt(v, spec):
-    return format(v, spec) if v is not None else "n/a"
 
 
 def main():

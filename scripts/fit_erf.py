@@ -1,39 +1,52 @@
-import numpy as np, math
-from numpy.polynomial import chebyshev as C
-erf = np.vectorize(math.erf)
-f32 = np.float32
-def ulps(got, want):
-    want32 = want.astype(np.float32)
-    sp = np.spacing(np.abs(want32)).astype(np.float64)
-    return np.max(np.abs(got.astype(np.float64) - want) / sp)
-# region A: |x| < 1: erf(x) = x * P(x^2)
-xs = np.linspace(0, 1, 20001)[1:]
-for deg in (5, 6, 7):
-    # weighted least squares for relative error: fit erf(x)/x as poly in x^2
-    u = xs*xs
-    y = erf(xs)/xs
-    c = np.polynomial.polynomial.polyfit(u, y, deg)
-    # evaluate in float32 Horner
-    x32 = xs.astype(f32); u32 = x32*x32
-    p = f32(c[-1])
-    for k in range(deg-1, -1, -1):
-        p = (p*u32 + f32(c[k])).astype(f32)
-    got = (x32*p).astype(f32)
-    print("A deg", deg, "max ulp", ulps(got, erf(x32.astype(np.float64))))
-    if deg == 6: cA = c
-# region B: 1 <= x < 4 : erf(x) poly in t = (x - 2.5)/1.5 ; fit 1-erf? fit erf directly
-xs = np.linspace(1, 4, 60001)
-for deg in (10, 12, 14, 16):
-    t = (xs - 2.5) / 1.5
-    y = 1 - erf(xs)  # erfc
-    c = np.polynomial.polynomial.polyfit(t, y, deg)
-    x32 = xs.astype(f32); t32 = ((x32 - f32(2.5)) * f32(1/1.5)).astype(f32)
-    p = f32(c[-1])
-    for k in range(deg-1, -1, -1):
-        p = (p*t32 + f32(c[k])).astype(f32)
-    got = (f32(1) - p).astype(f32)
-    print("B deg", deg, "max ulp", ulps(got, erf(x32.astype(np.float64))))
-print("A", ", ".join("%.9ef" % v for v in cA))
-xs = np.linspace(1, 4, 60001); t = (xs - 2.5) / 1.5
-cB = np.polynomial.polynomial.polyfit(t, 1 - erf(xs), 12)
-print("B", ", ".join("%.9ef" % v for v in cB))
+"""Fits the coefficients of fast_math::Erf (executor/cpu/fast_math.h) and reports its
+error, evaluated in float32 the way the C++ evaluates it.
+
+    /usr/bin/python3 scripts/fit_erf.py
+
+Two pieces, each a least-squares polynomial fit in double over a dense grid:
+  |x| < 1:      erf(x) = x * P(x^2), P of degree 6 (a fit of erf(x) / x);
+  1 <= |x| < 4: erf(x) = 1 - Q(t), t = |x| * (2/3) - 5/3 in [-1, 1), Q of degree 12
+                (a fit of erfc);
+  |x| >= 4:     1 (erf rounds to 1 in float32 from 3.92).
+Prints both coefficient lists (constant term first; the C++ runs Horner from the last)
+and the worst error in float32 ulps of the exact value over each piece.
+"""
+
+import math
+
+import numpy as np
+
+F32 = np.float32
+ERF = np.vectorize(math.erf)
+
+
+def horner32(coeffs, t):
+    p = np.full_like(t, F32(coeffs[-1]))
+    for c in coeffs[-2::-1]:
+        p = (p * t + F32(c)).astype(F32)
+    return p
+
+
+def worst_ulps(got, x):
+    want = ERF(x.astype(np.float64))
+    ulp = np.spacing(np.abs(want.astype(F32))).astype(np.float64)
+    return float(np.max(np.abs(got.astype(np.float64) - want) / ulp))
+
+
+def main():
+    small = np.linspace(0, 1, 20001)[1:]
+    p = np.polynomial.polynomial.polyfit(small * small, ERF(small) / small, 6)
+    big = np.linspace(1, 4, 60001)
+    q = np.polynomial.polynomial.polyfit(big * (2 / 3) - 5 / 3, 1 - ERF(big), 12)
+    print("P:", ", ".join("%.9e" % v for v in p))
+    print("Q:", ", ".join("%.9e" % v for v in q))
+
+    xs = np.linspace(0, 1, 200001, dtype=F32)[1:-1]
+    print("worst on (0, 1): %.2f ulp" % worst_ulps((xs * horner32(p, (xs * xs).astype(F32))).astype(F32), xs))
+    xb = np.linspace(1, 4, 300001, dtype=F32)[:-1]
+    t = (xb * F32(0.666666667) - F32(1.666666667)).astype(F32)
+    print("worst on [1, 4): %.2f ulp" % worst_ulps((F32(1) - horner32(q, t)).astype(F32), xb))
+
+
+if __name__ == "__main__":
+    main()

@@ -4,7 +4,8 @@
     python3 bench/models/export_models.py --out DIR --only resnet18,resnet50   (bench/gpu/)
 
 By default (`make bench`) MLP 256-512-512-10 (torch.nn Linear + ReLU), torchvision
-ResNet-18 and MobileNetV2; ResNet-50 (issue 6's GPU benchmark) only when named in --only.
+ResNet-18 and MobileNetV2; ResNet-50 (issue 6's GPU benchmark) and the model zoo
+(ZOO below, bench/zoo.py) only when named in --only.
 All with random weights (torch.manual_seed(0)), eval mode, opset 13, a dynamic batch dimension.
 Batch-norm statistics are randomised too (seeded) so that no layer is an identity.
 The files are build outputs, never committed. An existing file is kept unless --force.

@@ -85,17 +85,18 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Call(grpc::CallbackServerContext* 
       ASSIGN_OR_RETURN(auto v, ValueFromProto(as_value, "concrete signature"));
       concrete.push_back(std::move(v));
     }
-    executor::RunTrace trace;
+    executor::RunTrace steps;
+    executor::RunTrace* trace = TraceFor(req->options(), steps);
     ASSIGN_OR_RETURN(CallResult result,
                      session->source_modules().Call(req->module_id(), req->function(), std::move(args),
                                                     std::move(kwargs), session->variables(), call.token(), concrete,
-                                                    req->trace_only(), TraceFor(req->options(), trace)));
+                                                    req->trace_only(), trace));
     RETURN_IF_ERROR(ValueToProto(result.output, resp->mutable_output()));
     resp->set_stdout(result.stdout_text);
     resp->set_stderr(result.stderr_text);
     resp->set_tracing_count(result.tracing_count);
     resp->set_graph_dot(result.graph_dot);
-    FillRunMetadata(call, result.compile_us, result.execute_us, TraceFor(req->options(), trace),
+    FillRunMetadata(call, result.compile_us, result.execute_us, trace,
                     resp->mutable_metadata());
     return absl::OkStatus();
   }, !req->trace_only() && SmallRequest(*req));

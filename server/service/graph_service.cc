@@ -122,10 +122,11 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
       ASSIGN_OR_RETURN(GraphValue v, ValueFromProto(req->values(i), "input " + std::to_string(i)));
       inputs.push_back(std::move(v));
     }
-    executor::RunTrace trace;
+    executor::RunTrace steps;
+    executor::RunTrace* trace = TraceFor(req->options(), steps);
     ASSIGN_OR_RETURN(GraphCallResult result,
                      session->graph_functions().Call(req->name(), std::move(inputs), session->variables(), call.token(),
-                                                     TraceFor(req->options(), trace)));
+                                                     trace));
     bool all_tensors = true;
     for (const GraphValue& v : result.outputs) all_tensors = all_tensors && v.kind == GraphValue::Kind::kTensor;
     for (const GraphValue& v : result.outputs) {
@@ -135,7 +136,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerCont
         ValueToProto(v, resp->add_values());
       }
     }
-    FillRunMetadata(call, result.compile_us, result.execute_us, TraceFor(req->options(), trace),
+    FillRunMetadata(call, result.compile_us, result.execute_us, trace,
                     resp->mutable_metadata());
     // The build's and planner's temporaries, or (a function another session built)
     // what loading the graph left free.

@@ -93,9 +93,10 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
       feeds.push_back(std::move(t));
     }
     RunSignature sig = SignatureOf(feed_names, req->fetch(), req->target());
-    executor::RunTrace trace;
+    executor::RunTrace steps;
+    executor::RunTrace* trace = TraceFor(req->options(), steps);
     ASSIGN_OR_RETURN(RunResult result,
-                     session->Run(sig, std::move(feeds), call.token(), TraceFor(req->options(), trace)));
+                     session->Run(sig, std::move(feeds), call.token(), trace));
     if (static_cast<int>(result.fetches.size()) != req->fetch_size()) {
       return errors::Internal(absl::StrCat("the run returned ", result.fetches.size(),
                                            " tensors for ", req->fetch_size(), " fetches"));
@@ -107,7 +108,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::Run(grpc::CallbackServerContext* c
     }
     resp->set_stdout(std::move(result.stdout_text));
     resp->set_stderr(std::move(result.stderr_text));
-    FillRunMetadata(call, result.timings.compile_us, result.timings.execute_us, TraceFor(req->options(), trace),
+    FillRunMetadata(call, result.timings.compile_us, result.timings.execute_us, trace,
                     resp->mutable_metadata());
     return absl::OkStatus();
   }, SmallRequest(*req));
@@ -139,13 +140,14 @@ grpc::ServerUnaryReactor* SessionServiceImpl::RunCallable(grpc::CallbackServerCo
       ASSIGN_OR_RETURN(Tensor t, TensorFromProto(req->feed(i), absl::StrCat("feed #", i)));
       feeds.push_back(std::move(t));
     }
-    executor::RunTrace trace;
+    executor::RunTrace steps;
+    executor::RunTrace* trace = TraceFor(req->options(), steps);
     ASSIGN_OR_RETURN(RunResult result, session->RunCallable(req->handle(), std::move(feeds), call.token(),
-                                                            TraceFor(req->options(), trace)));
+                                                            trace));
     for (const Tensor& t : result.fetches) TensorToProto(t, resp->add_fetch());
     resp->set_stdout(std::move(result.stdout_text));
     resp->set_stderr(std::move(result.stderr_text));
-    FillRunMetadata(call, result.timings.compile_us, result.timings.execute_us, TraceFor(req->options(), trace),
+    FillRunMetadata(call, result.timings.compile_us, result.timings.execute_us, trace,
                     resp->mutable_metadata());
     return absl::OkStatus();
   }, SmallRequest(*req));
