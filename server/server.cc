@@ -1,5 +1,7 @@
 #include "server/server.h"
 
+#include <span>
+
 #include <grpcpp/ext/proto_server_reflection_plugin.h>
 #include <grpcpp/health_check_service_interface.h>
 #include <unistd.h>
@@ -38,12 +40,16 @@ int WorkerThreads(const ServerOptions& o) {
   return cores > 0 ? cores : 1;
 }
 
+// Passes GPU sessions leave out: conv_layout writes oneDNN channels-last layouts the GPU
+// kernels do not take; layernorm_fusion writes LayerNormalization, which has no GPU kernel.
+constexpr const char* kCpuOnlyPasses[] = {"conv_layout", "layernorm_fusion"};
+
 // The pass pipeline with --disable-passes applied (names were checked by Validate).
 // At log level trace, the IR of every traced body is logged before and after each pass.
 // `device_passes_off`: passes that only help another device (the CPU's layouts).
 std::unique_ptr<const compiler::passes::Pipeline> MakePasses(const ServerOptions& o,
                                                             const compiler::passes::ConstantEvaluator& evaluator,
-                                                            std::initializer_list<const char*> device_passes_off = {}) {
+                                                            std::span<const char* const> device_passes_off = {}) {
   compiler::passes::PipelineOptions options;
   options.disabled.insert(o.disabled_passes.begin(), o.disabled_passes.end());
   options.disabled.insert(device_passes_off.begin(), device_passes_off.end());
@@ -169,7 +175,8 @@ GpuSetup GraphdServer::SetUpGpu() {
   gpu_device_ = *std::move(gpu);
   // conv_layout rewrites convolution chains for oneDNN's channels-last layouts, which
   // the GPU kernels do not take; GPU sessions keep channels-first convolutions.
-  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout"});
+  // layernorm_fusion writes LayerNormalization, which has no GPU kernel.
+  gpu_passes_ = MakePasses(options_, evaluator_, kCpuOnlyPasses);
   setup.device = gpu_device_.get();
   setup.passes = gpu_passes_.get();
   return setup;
@@ -196,7 +203,7 @@ GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
                   std::string(mode));
   fake_gpu_host_ = std::make_unique<executor::testing::CheckedHost>();
   gpu_device_ = std::make_unique<executor::testing::FakeAccelerator>(*fake_gpu_host_, accepts, info);
-  gpu_passes_ = MakePasses(options_, evaluator_, {"conv_layout"});
+  gpu_passes_ = MakePasses(options_, evaluator_, kCpuOnlyPasses);
   const auto* fake = static_cast<const executor::testing::FakeAccelerator*>(gpu_device_.get());
   return GpuSetup{.probe = {.devices = {info}},
                   .device = fake,

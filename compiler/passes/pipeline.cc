@@ -13,6 +13,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/elementwise_fusion.h"
+#include "compiler/passes/layernorm_fusion.h"
 #include "compiler/passes/matmul_fusion.h"
 #include "compiler/passes/verifier.h"
 #include "core/current_cancellation.h"
@@ -75,7 +76,7 @@ std::vector<std::string> Pipeline::PassNames() const {
 std::vector<std::string> DefaultPassNames() {
   return {std::string(ConstantFolding::kName), std::string(AlgebraicSimplification::kName),
           std::string(CommonSubexpressionElimination::kName), std::string(DeadCodeElimination::kName),
-          std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
+          std::string(LayerNormFusion::kName), std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
           std::string(ConvActivationFusion::kName), std::string(MatMulFusion::kName),
           std::string(ConvLayout::kName), std::string(ElementwiseFusion::kName)};
 }
@@ -98,6 +99,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<AlgebraicSimplification>());
   passes.push_back(std::make_unique<CommonSubexpressionElimination>());
   passes.push_back(std::make_unique<DeadCodeElimination>());
+  passes.push_back(std::make_unique<LayerNormFusion>());
   passes.push_back(std::make_unique<BatchNormFolding>());
   passes.push_back(std::make_unique<ConvAddFusion>());
   passes.push_back(std::make_unique<ConvActivationFusion>());

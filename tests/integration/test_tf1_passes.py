@@ -14,7 +14,7 @@ import numpy as np
 import graphd
 import graphd.v1 as tf
 
-ALL_PASSES = ("constant_folding,algebraic_simplification,cse,dce,batchnorm_folding,conv_add_fusion,"
+ALL_PASSES = ("constant_folding,algebraic_simplification,cse,dce,layernorm_fusion,batchnorm_folding,conv_add_fusion,"
               "conv_activation_fusion,matmul_fusion,conv_layout,elementwise_fusion")
 
 
