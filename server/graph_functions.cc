@@ -19,9 +19,9 @@ int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, absl::string_view model_bytes,
+StatusOr<LoadedGraph> GraphFunctions::LoadOnnx(const std::string& name, const compiler::OnnxBytes& model,
                                                bool reduce_retracing, const CancellationToken* token) {
-  ASSIGN_OR_RETURN(auto program, GraphProgram::LoadOnnx(compile_.cache, model_bytes, &evaluator_, token, compile_.owner));
+  ASSIGN_OR_RETURN(auto program, GraphProgram::LoadOnnx(compile_.cache, model, &evaluator_, token, compile_.owner));
   const std::string& graph_name = program->graph_name();
   return Register(!name.empty() ? name : !graph_name.empty() ? graph_name : "onnx_model", std::move(program),
                   reduce_retracing);

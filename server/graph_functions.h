@@ -57,8 +57,9 @@ class GraphFunctions {
   // shapes generalised against the last build (dims that differ become unknown), and
   // later calls of any shape that fits reuse it (as tf.function(reduce_retracing=True)).
   // Sessions loading the same bytes share one parsed model (compiler::GraphProgram::
-  // LoadOnnx); `token` (may be null) bounds a wait for another session's parse.
-  StatusOr<LoadedGraph> LoadOnnx(const std::string& name, absl::string_view model_bytes,
+  // LoadOnnx, which says what `model` may carry besides the bytes); `token` (may be
+  // null) bounds a wait for another session's parse.
+  StatusOr<LoadedGraph> LoadOnnx(const std::string& name, const compiler::OnnxBytes& model,
                                  bool reduce_retracing = false, const CancellationToken* token = nullptr);
 
   // Registers GraphDef `def` as function `name` ("" = "graph"): Placeholders `inputs`

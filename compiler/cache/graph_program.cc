@@ -79,21 +79,23 @@ int64_t MicrosSince(std::chrono::steady_clock::time_point start) {
 
 }  // namespace
 
-StatusOr<std::shared_ptr<const GraphProgram>> GraphProgram::LoadOnnx(FunctionCache& cache, absl::string_view bytes,
+StatusOr<std::shared_ptr<const GraphProgram>> GraphProgram::LoadOnnx(FunctionCache& cache, const OnnxBytes& model,
                                                                      const passes::ConstantEvaluator* evaluator,
                                                                      const CancellationToken* token,
                                                                      uint64_t owner) {
   // Hashed once (seeded per process: colliding models cannot be crafted).
-  const Fingerprint content = Fingerprinter().Add(bytes).Add("onnx").Finish();
+  const absl::string_view bytes = model.bytes;
+  const Fingerprint content =
+      Fingerprinter(model.fingerprint ? *model.fingerprint : BlockFingerprint(bytes)).Add("onnx").Finish();
   const Fingerprint parsed_key = Fingerprinter(content).Add("parsed model").AddInt(static_cast<int64_t>(owner)).Finish();
   ASSIGN_OR_RETURN(FunctionCache::Ref entry, cache.GetOrCompile(parsed_key, "", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
     auto start = std::chrono::steady_clock::now();
-    ASSIGN_OR_RETURN(auto model, onnx_import::ParseOnnxModel(bytes, evaluator));
+    ASSIGN_OR_RETURN(auto parsed, onnx_import::ParseOnnxModel(bytes, evaluator, model.parsed));
     auto program = std::shared_ptr<GraphProgram>(new GraphProgram());
     program->content_ = content;
-    program->inputs_ = model->inputs();
-    program->outputs_ = model->outputs();
-    program->model_ = std::move(model);
+    program->inputs_ = parsed->inputs();
+    program->outputs_ = parsed->outputs();
+    program->model_ = std::move(parsed);
     auto made = std::make_shared<CompiledFunction>();
     made->id = NextCompiledFunctionId();
     made->signature = "(parsed ONNX model)";

@@ -14,7 +14,9 @@
 #ifndef GRAPHD_COMPILER_CACHE_GRAPH_PROGRAM_H_
 #define GRAPHD_COMPILER_CACHE_GRAPH_PROGRAM_H_
 
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "compiler/cache/signature_key.h"
 #include "compiler/import/graphdef_function.h"
 #include "compiler/import/onnx/onnx_import.h"
+#include "core/block_fingerprint.h"
 #include "core/fingerprint.h"
 #include "core/graph_value.h"
 
@@ -30,14 +33,25 @@ namespace graphd::compiler {
 
 using onnx_import::ValueInfo;
 
+// A serialized ONNX model as LoadOnnx takes it.
+struct OnnxBytes {
+  absl::string_view bytes;
+  // BlockFingerprint(bytes) when the caller has it already (hashed as the bytes
+  // arrived); computed here otherwise.
+  std::optional<Fingerprint> fingerprint;
+  // Runs once the bytes are no longer read, when LoadOnnx parses them
+  // (onnx_import::ParseOnnxModel): an owner of the bytes frees them there.
+  std::function<void()> parsed;
+};
+
 class GraphProgram : public FrontEndData {
  public:
-  // Parses and checks ONNX `bytes` (see onnx_import::ParseOnnxModel), or takes the model
-  // another caller parsed from the same bytes from `cache`. `evaluator` (may be null)
-  // folds constant nodes while importing; `token` (may be null) bounds a wait for
-  // another caller's parse. `owner` (FunctionCache::AddOwner; 0: none) keeps the parsed
-  // model to that owner, erased with its other entries.
-  static StatusOr<std::shared_ptr<const GraphProgram>> LoadOnnx(FunctionCache& cache, absl::string_view bytes,
+  // Parses and checks the ONNX model (see onnx_import::ParseOnnxModel), or takes the
+  // model another caller parsed from the same bytes from `cache`. `evaluator` (may be
+  // null) folds constant nodes while importing; `token` (may be null) bounds a wait
+  // for another caller's parse. `owner` (FunctionCache::AddOwner; 0: none) keeps the
+  // parsed model to that owner, erased with its other entries.
+  static StatusOr<std::shared_ptr<const GraphProgram>> LoadOnnx(FunctionCache& cache, const OnnxBytes& model,
                                                                 const passes::ConstantEvaluator* evaluator,
                                                                 const CancellationToken* token = nullptr,
                                                                 uint64_t owner = 0);

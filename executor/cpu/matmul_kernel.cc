@@ -19,6 +19,7 @@
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/fused_activation.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/gemv.h"
 #include "executor/cpu/matmul_helper.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/packed_weights.h"
@@ -53,6 +54,12 @@ constexpr int64_t kColumnAlign = 16;
 // waking a sleeping helper for; smaller ones go to it only while it is awake
 // (matmul_helper.h). Row halves (kSplitMacs and up) always wake it.
 constexpr int64_t kWakeMacs = int64_t{1} << 20;
+// A single row against constant weights of at least this many elements (4 MB) runs
+// gemv.h's loops over the weights as they are: bound by memory bandwidth, where a
+// packed copy gains nothing and would double the model's memory.
+constexpr int64_t kGemvWeights = int64_t{1} << 20;
+// Columns per OpenMP work item in that product.
+constexpr int64_t kGemvColumns = 64;
 
 // While alive (and `active`), primitives created on this thread use one thread.
 class OneThreadScope {
@@ -162,6 +169,7 @@ class MatMulKernel : public OpKernel {
   Status RunDnnl(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t m,
                  int64_t k, int64_t n) {
     const bool packed = o_.constant_b.valid() && b.buffer() == o_.constant_b.buffer();
+    if (packed && m == 1 && !o_.ta && k * n >= kGemvWeights) return RunGemv(a, b, bias, out, k, n);
     const int64_t macs = m * k * n;
     static const bool multi_core = std::thread::hardware_concurrency() > 1;
     const Block all{.row = 0, .rows = m, .col = 0, .cols = n};
@@ -177,6 +185,32 @@ class MatMulKernel : public OpKernel {
     const int64_t m0 = (m + 1) / 2;
     return RunPair(a, b, bias, out, {.row = 0, .rows = m0, .col = 0, .cols = n},
                    {.row = m0, .rows = m - m0, .col = 0, .cols = n}, k, n, packed, /*wake=*/true);
+  }
+
+  // One row against large constant weights (gemv.h): read in place, never packed.
+  // Column blocks go to the OpenMP team when the product is large enough for
+  // oneDNN to use it too (kOneThreadMacs), else halves to the helper thread.
+  Status RunGemv(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t k, int64_t n) {
+    const float* pa = a.data<float>();
+    const float* pb = b.data<float>();
+    const float* pbias = bias != nullptr ? bias->data<float>() : nullptr;
+    float* po = out.data<float>();
+    auto columns = [&](int64_t j0, int64_t j1) {
+      GemvColumns(pa, pb, o_.tb, k, n, j0, j1, po);
+      for (int64_t j = j0; j < j1; ++j) po[j] = o_.act.Apply(pbias != nullptr ? po[j] + pbias[j] : po[j]);
+    };
+    const int threads = IntraOpThreads();
+    if (threads <= 1 || n < 2 * kColumnAlign) {
+      columns(0, n);
+    } else if (k * n >= kOneThreadMacs) {
+      const int64_t blocks = (n + kGemvColumns - 1) / kGemvColumns;
+#pragma omp parallel for num_threads(threads) schedule(static)
+      for (int64_t i = 0; i < blocks; ++i) columns(i * kGemvColumns, std::min(n, (i + 1) * kGemvColumns));
+    } else {
+      const int64_t n0 = (n / 2 + kColumnAlign - 1) / kColumnAlign * kColumnAlign;
+      RunPairWithHelper([&] { columns(0, n0); }, [&] { columns(n0, n); });
+    }
+    return absl::OkStatus();
   }
 
   // A block of the output: rows [row, row + rows) and columns [col, col + cols).

@@ -166,7 +166,9 @@ StatusOr<std::unique_ptr<ServedModel>> ServedModel::Load(const RepositoryModel& 
   GraphFunctions& graphs = served->session_->graph_functions();
   switch (file.kind) {
     case ModelKind::kOnnx: {
-      auto l = graphs.LoadOnnx(kGraphName, bytes, /*reduce_retracing=*/false, &token);
+      // The file's bytes are freed once parsed: a large model is not held three times.
+      auto l = graphs.LoadOnnx(kGraphName, {.bytes = bytes, .parsed = [&bytes] { std::string().swap(bytes); }},
+                               /*reduce_retracing=*/false, &token);
       if (!l.ok()) return at_file(l.status());
       loaded = *std::move(l);
       break;

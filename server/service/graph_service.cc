@@ -1,6 +1,7 @@
 // SessionService's traced-graph RPCs: LoadGraph, CallGraph.
 #include "server/malloc_tuning.h"
 #include "server/service/graph_codec.h"
+#include "server/service/model_upload.h"
 #include "server/service/pooled_call.h"
 #include "server/service/run_metadata.h"
 #include "server/service/session_service.h"
@@ -68,6 +69,16 @@ void ValueToProto(const GraphValue& v, v1::GraphValue* out) {
   }
 }
 
+void LoadedToProto(const LoadedGraph& loaded, PooledCall::Clock::time_point start, v1::LoadGraphResponse* resp) {
+  resp->set_import_us(
+      std::chrono::duration_cast<std::chrono::microseconds>(PooledCall::Clock::now() - start).count());
+  resp->set_name(loaded.name);
+  for (const auto& in : loaded.inputs) ValueInfoToProto(in, resp->add_inputs());
+  for (const auto& out : loaded.outputs) ValueInfoToProto(out, resp->add_outputs());
+  resp->set_opset(loaded.opset);
+  ReleaseFreeMemory();  // the import's temporaries
+}
+
 }  // namespace
 
 grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerContext* ctx,
@@ -75,6 +86,7 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerCont
                                                         v1::LoadGraphResponse* resp) {
   return PooledCall::Start(ctx, env_, "LoadGraph", req->session_handle(), req, resp, [=, this](PooledCall& call) -> Status {
     ASSIGN_OR_RETURN(auto session, SessionFor(call, req->session_handle()));
+    const auto start = PooledCall::Clock::now();
     LoadedGraph loaded;
     if (req->graph_case() == v1::LoadGraphRequest::kGraphDef) {
       ASSIGN_OR_RETURN(GraphDef def, GraphDefFromProto(req->graph_def()));
@@ -87,18 +99,37 @@ grpc::ServerUnaryReactor* SessionServiceImpl::LoadGraph(grpc::CallbackServerCont
         return errors::InvalidArgument("input_names and output_names apply to graph_def only (an ONNX model "
                                        "declares its inputs and outputs)");
       }
-      ASSIGN_OR_RETURN(loaded, session->graph_functions().LoadOnnx(req->name(), req->onnx_model(),
+      ASSIGN_OR_RETURN(loaded, session->graph_functions().LoadOnnx(req->name(), {.bytes = req->onnx_model()},
                                                                             req->reduce_retracing(), &call.token()));
     } else {
       return errors::InvalidArgument("LoadGraph needs onnx_model or graph_def");
     }
-    resp->set_name(loaded.name);
-    for (const auto& in : loaded.inputs) ValueInfoToProto(in, resp->add_inputs());
-    for (const auto& out : loaded.outputs) ValueInfoToProto(out, resp->add_outputs());
-    resp->set_opset(loaded.opset);
-    ReleaseFreeMemory();  // the import's temporaries
+    LoadedToProto(loaded, start, resp);
     return absl::OkStatus();
   });
+}
+
+grpc::ServerReadReactor<v1::LoadGraphChunk>* SessionServiceImpl::LoadGraphStream(grpc::CallbackServerContext* ctx,
+                                                                                 v1::LoadGraphResponse* resp) {
+  auto check = [this](PooledCall& call, const v1::LoadGraphRequest& header) -> Status {
+    return sessions_.Get(header.session_handle(), call.tenant()).status();
+  };
+  auto import = [this, resp](PooledCall& call, ModelUpload& upload) -> Status {
+    const v1::LoadGraphRequest& header = upload.header();
+    ASSIGN_OR_RETURN(auto session, SessionFor(call, header.session_handle()));
+    const auto start = PooledCall::Clock::now();
+    ASSIGN_OR_RETURN(LoadedGraph loaded,
+                     session->graph_functions().LoadOnnx(header.name(),
+                                                         {.bytes = upload.bytes(),
+                                                          .fingerprint = upload.Fingerprint(),
+                                                          .parsed = [&upload] { upload.Release(); }},
+                                                         header.reduce_retracing(), &call.token()));
+    upload.Release();  // the parsed model was shared: the bytes were not parsed here
+    LoadedToProto(loaded, start, resp);
+    resp->set_import_us(resp->import_us() + upload.hash_us());  // hashed while the bytes arrived
+    return absl::OkStatus();
+  };
+  return ModelUpload::Start(ctx, env_, "LoadGraphStream", resp, std::move(check), std::move(import));
 }
 
 grpc::ServerUnaryReactor* SessionServiceImpl::CallGraph(grpc::CallbackServerContext* ctx,

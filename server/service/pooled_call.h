@@ -1,6 +1,11 @@
-// One unary RPC whose work runs on the executor's thread pool. It owns the run's
+// One RPC whose work runs on the executor's thread pool. It owns the run's
 // cancellation token: the gRPC deadline becomes the token's deadline and client
 // cancellation cancels it. Deletes itself when gRPC is done with it.
+//
+// PooledCall is the call's state and what its work sees (token, tenant, meters);
+// Start makes the unary reactor. Reactors of other kinds (a client-streaming upload:
+// upload_call.h) derive from it too: they Admit the call, Schedule its work when
+// their messages are in, and turn Done()/SendFinish into their gRPC reactions.
 //
 // Quick calls skip the hand-off to a worker (a thread wake-up of tens of
 // microseconds, most of a small call's overhead): when the caller allows it (a small
@@ -28,7 +33,7 @@
 
 namespace graphd::server {
 
-class PooledCall : public grpc::ServerUnaryReactor {
+class PooledCall {
  public:
   using Clock = std::chrono::steady_clock;
   using Work = std::function<Status(PooledCall&)>;
@@ -85,26 +90,40 @@ class PooledCall : public grpc::ServerUnaryReactor {
   // Microseconds since the RPC arrived.
   int64_t elapsed_us() const;
 
-  void OnCancel() override { token_.Cancel(); }
-  void OnDone() override;
-  // Both reactions above are trivial (no blocking, a few instructions), so gRPC may
-  // run them on the thread that completes the call instead of scheduling them on
-  // its callback executor: one thread hop less per call, as for gRPC's own
-  // DefaultReactor (which the echo uses).
-  bool InternalInlineable() override { return true; }
+  virtual ~PooledCall() = default;
 
- private:
-  PooledCall(grpc::CallbackServerContext* context, CallGate* gate, const char* method,
-             std::string session, const google::protobuf::MessageLite* request,
-             const google::protobuf::MessageLite* response);
+ protected:
+  // `request` (may be null) is measured for the audit log; `response` (may be null)
+  // is measured when the call succeeds.
+  PooledCall(grpc::CallbackServerContext* context, const char* method, std::string session,
+             const google::protobuf::MessageLite* request, const google::protobuf::MessageLite* response);
+  // Authenticates the caller, enters the gate and counts the call against its
+  // tenant's max_concurrent_calls (see Start); on error nothing is held and the
+  // caller Completes the call with it.
+  Status Admit(const Env& env);
+  // Runs `work` here when Env::inline_us allows and a pool slot is free (see Start):
+  // true when it finished the call, false when the work must be Scheduled.
+  bool RunInline(const Env& env, const Work& work);
+  // Runs `work` on the pool, in the tenant's flow, then Completes the call.
+  void Schedule(const Env& env, Work work);
   // Finishes the RPC with `status` (noted for the audit log).
   void Complete(const Status& status);
   // Runs `work` and finishes the RPC; false (and nothing finished) when the work
   // returned NotQuick().
   bool Run(const Work& work);
+  // The reactor's OnDone: writes the audit line and leaves the gate (the reactor
+  // deletes itself after).
+  void Done();
+  // The reactor's Finish.
+  virtual void SendFinish(const grpc::Status& status) = 0;
 
+  void set_session(std::string session) { session_ = std::move(session); }
+  void add_request_bytes(int64_t bytes) { request_bytes_ += bytes; }
+  tenancy::Usage::Meters meters() const { return meters_; }
+
+ private:
   grpc::CallbackServerContext* context_;
-  CallGate* gate_;  // nullptr when the gate refused the call
+  CallGate* gate_ = nullptr;  // set once the gate let the call in
   tenancy::Usage* usage_ = nullptr;  // set when the call was counted against its tenant
   const char* method_;
   std::string session_;

@@ -60,6 +60,8 @@ class SessionServiceImpl final : public v1::SessionService::CallbackService {
   // Traced graphs (graph_service.cc).
   grpc::ServerUnaryReactor* LoadGraph(grpc::CallbackServerContext* ctx, const v1::LoadGraphRequest* req,
                                       v1::LoadGraphResponse* resp) override;
+  grpc::ServerReadReactor<v1::LoadGraphChunk>* LoadGraphStream(grpc::CallbackServerContext* ctx,
+                                                               v1::LoadGraphResponse* resp) override;
   grpc::ServerUnaryReactor* CallGraph(grpc::CallbackServerContext* ctx, const v1::CallGraphRequest* req,
                                       v1::CallGraphResponse* resp) override;
 

@@ -5,7 +5,7 @@ import os
 
 import numpy as np
 
-from graphd import _tensor, pictures
+from graphd import _tensor, _upload, pictures
 
 
 class GraphValue:
@@ -97,7 +97,10 @@ class GraphFunction:
     input takes a list (or tuple) of arrays and a sequence output comes back as a
     list of arrays; an optional input takes None (empty) or its value, and an
     optional output comes back as None or its value (an array, or a list of
-    arrays for an optional sequence)."""
+    arrays for an optional sequence).
+
+    ``import_seconds`` is the time the server spent importing the model (parsing,
+    checking, a first build); the rest of the load was the transfer."""
 
     def __init__(self, client, response):
         self._client = client
@@ -105,6 +108,7 @@ class GraphFunction:
         self.inputs = [GraphValue(i) for i in response.inputs]
         self.outputs = [GraphValue(o) for o in response.outputs]
         self.opset = response.opset
+        self.import_seconds = response.import_us / 1e6
 
     @property
     def input_names(self):
@@ -212,18 +216,15 @@ def _placement(response, name, index):
 
 def load_onnx(client, path_or_bytes, name=None, timeout=None, reduce_retracing=False):
     """Reads the model (on the client: the server never opens a path) and
-    registers it in ``client``'s session."""
+    registers it in ``client``'s session. The model goes in chunks
+    (LoadGraphStream), so its size is bounded by the server's memory, not by its
+    message limit."""
     from graphd.v1 import session_pb2
-    if isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
-        data = bytes(path_or_bytes)
-    elif isinstance(path_or_bytes, (str, os.PathLike)):
-        with open(path_or_bytes, "rb") as f:
-            data = f.read()
-    else:
+    if not isinstance(path_or_bytes, (bytes, bytearray, memoryview, str, os.PathLike)):
         raise TypeError("load_onnx takes a path or the model's bytes, got %s" % type(path_or_bytes).__name__)
-    request = session_pb2.LoadGraphRequest(session_handle=client.session_handle, name=name or "",
-                                           onnx_model=data, reduce_retracing=reduce_retracing)
-    response = client.connection.session("LoadGraph", request, timeout)
+    header = session_pb2.LoadGraphRequest(session_handle=client.session_handle, name=name or "",
+                                          reduce_retracing=reduce_retracing)
+    response = _upload.load_graph_stream(client.connection, header, path_or_bytes, timeout)
     return GraphFunction(client, response)
 
 

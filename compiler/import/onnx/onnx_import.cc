@@ -109,12 +109,17 @@ StatusOr<FunctionRef> Build(const OnnxModel& model, const std::string& function_
 }  // namespace
 
 StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes,
-                                                          const passes::ConstantEvaluator* evaluator) {
+                                                          const passes::ConstantEvaluator* evaluator,
+                                                          const std::function<void()>& parsed) {
   std::shared_ptr<OnnxModel> m(new OnnxModel());
   onnx::ModelProto& model = m->impl_->model;
-  if (model_bytes.empty() || !model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()))) {
-    return errors::InvalidArgument("not an ONNX model: the bytes do not parse as an onnx.ModelProto");
+  if (model_bytes.size() > static_cast<size_t>(INT32_MAX)) {
+    return errors::InvalidArgument(absl::StrCat("the model is ", model_bytes.size(),
+                                                " bytes; an onnx.ModelProto holds at most 2 GiB"));
   }
+  const bool ok = !model_bytes.empty() && model.ParseFromArray(model_bytes.data(), static_cast<int>(model_bytes.size()));
+  if (parsed) parsed();
+  if (!ok) return errors::InvalidArgument("not an ONNX model: the bytes do not parse as an onnx.ModelProto");
   if (!model.has_graph()) return errors::InvalidArgument("not an ONNX model: it has no graph");
   RETURN_IF_ERROR(CheckUtf8Strings(model));
   // Before the checker, which would look for external files next to the model.
@@ -143,13 +148,11 @@ StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view mode
   for (auto& t : *m->impl_->model.mutable_graph()->mutable_initializer()) {
     ASSIGN_OR_RETURN(Tensor value, TensorFromProto(t));
     m->impl_->initializers.emplace_back(t.name(), std::move(value));
-    t.clear_raw_data();
-    t.clear_float_data();
-    t.clear_double_data();
-    t.clear_int32_data();
-    t.clear_int64_data();
-    t.clear_uint64_data();
-    t.clear_string_data();
+    // Only the name stays (the graph's checks look it up): clearing the data fields
+    // would keep their capacity, the whole model's size once more.
+    onnx::TensorProto name_only;
+    name_only.set_name(t.name());
+    t.Swap(&name_only);
   }
   for (const auto& in : g.input()) {
     if (initializers.contains(in.name())) continue;

@@ -11,6 +11,7 @@
 #ifndef GRAPHD_COMPILER_IMPORT_ONNX_ONNX_IMPORT_H_
 #define GRAPHD_COMPILER_IMPORT_ONNX_ONNX_IMPORT_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,7 +71,8 @@ class OnnxModel {
 
  private:
   friend StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view,
-                                                                    const passes::ConstantEvaluator*);
+                                                                    const passes::ConstantEvaluator*,
+                                                                    const std::function<void()>&);
   OnnxModel();
   std::unique_ptr<Impl> impl_;
   std::vector<ValueInfo> inputs_;
@@ -87,9 +89,14 @@ class OnnxModel {
 // and other import errors when the inputs' shapes are fully known (with unknown dims
 // a build may need a call's concrete shapes, so those errors come per call).
 // `evaluator` (may be null: no folding) folds nodes whose inputs are all constants
-// (see const_fold.h); it must outlive the call.
+// (see const_fold.h); it must outlive the call. `parsed` (may be empty) runs once the
+// bytes are parsed and no longer read, before the initializers become tensors: a
+// caller that owns the bytes frees them there, so that a large model is held twice
+// at most (bytes and parsed proto), never three times. The parsed proto keeps no
+// tensor data once its initializers are tensors.
 StatusOr<std::shared_ptr<const OnnxModel>> ParseOnnxModel(absl::string_view model_bytes,
-                                                          const passes::ConstantEvaluator* evaluator = nullptr);
+                                                          const passes::ConstantEvaluator* evaluator = nullptr,
+                                                          const std::function<void()>& parsed = nullptr);
 
 // Builds the function for `input_shapes` (one per model input; each must be an
 // instance of the declared shape, InvalidArgument otherwise; empty: the declared

@@ -127,6 +127,43 @@ TEST(MatMulFusedTest, LargeProductsWithPackedWeightsMatchTheReference) {
   Check<float>(256, 130, {1, 16, 300}, Fused{.tb = true, .bias = true, .activation = "Relu"}, true, 1e-3);
 }
 
+TEST(MatMulFusedTest, OneRowAgainstLargeConstantWeightsMatchesTheReference) {
+  // k x n of 1M elements and more: one row runs gemv.h's loops over the weights as
+  // they are (OpenMP column blocks from 8M elements, else halves on the helper thread),
+  // several rows the packed primitive. Odd widths leave remainders at every level.
+  for (bool tb : {false, true}) {
+    for (const char* act : {"", "Relu", "Clip"}) {
+      const Fused f{.tb = tb, .bias = true, .bias_row = tb, .activation = act, .lo = -1.f, .hi = 2.f};
+      Check<float>(1024, 1027, {1, 2, 1}, f, true, 1e-3);
+    }
+    Check<float>(4099, 2051, {1}, Fused{.tb = tb}, true, 1e-3);
+    Check<float>(1031, 1021, {1}, Fused{.tb = tb, .activation = "Relu"}, false, 1e-3);  // not a Const: oneDNN
+  }
+}
+
+TEST(MatMulFusedTest, OneRowAgainstLargeConstantWeightsPacksNothing) {
+  const cpu::PackedWeightsStats before = cpu::GetPackedWeightsStats();
+  std::mt19937 rng(7);
+  Tensor w = Random<float>(Shape({1024, 1030}), rng);
+  Graph g;
+  const Node* a = AddPlaceholder(g, "a", DType::kFloat32, PartialShape(std::vector<int64_t>{-1, 1030}));
+  const Node* b = *g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", w}}});
+  ASSERT_TRUE(g.AddNode({.name = "mm", .op = "MatMul", .inputs = {{a, 0}, {b, 0}},
+                         .attrs = {{"transpose_b", true}, {"constant_weights", true}}})
+                  .ok());
+  const std::vector<std::string> feeds{"a"}, fetches{"mm"}, targets;
+  auto spec = compiler::Prune(g, feeds, fetches, targets);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto plan = Plan::Build(*spec, Device());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  Tensor av = Random<float>(Shape({1, 1030}), rng);
+  CancellationToken token;
+  auto out = Execute(**plan, {av}, {.cancellation = &token});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ExpectClose((*out)[0], Reference(av, w, nullptr, Fused{.tb = true}), 1e-3, 1e-3);
+  EXPECT_EQ(cpu::GetPackedWeightsStats().bytes, before.bytes);
+}
+
 TEST(MatMulFusedTest, ConstantWeightsArePackedOnceWhileThePlanLives) {
   const cpu::PackedWeightsStats before = cpu::GetPackedWeightsStats();
   std::mt19937 rng(5);
