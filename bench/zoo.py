@@ -7,11 +7,13 @@ MobileNetV3-small, ConvNeXt-tiny, ViT-B/16 from python3-torchvision, a transform
 encoder and an LSTM from torch.nn) are exported with random weights into
 <build>/bench/models (build outputs, never committed). Per model, one after the other:
 
-  1. check and load: a fresh graphd; the client loads the .onnx (wall time from reading
-     the file to the response: `load s`) and the server's RSS is read before and after
-     (`RSS / model`: the growth over the .onnx file's size, after the first call); the
-     first call's output is compared with torch's on the same input (max |difference|
-     over max |torch|: `rel err`; over 1e-3 fails the run);
+  1. check and load: a fresh graphd with default flags; the client loads the .onnx
+     (streamed in chunks: wall time from reading the file to the response, `load s`;
+     the server's own import time from the response, `import s`, and `load/imp`) and
+     the server's RSS is read before, after the load and after the first call (`RSS
+     load`, `RSS call`: the growth over the .onnx file's size); the first call's output
+     is compared with torch's on the same input (max |difference| over max |torch|:
+     `rel err`; over 1e-3 fails the run);
   2. <build>/bin/model_bench: graphd's execute time (server) and end-to-end CallGraph
      latency (client), medians; with --profile also the server's per-op-type time;
   3. bench/ort/ort_bench.js: ONNX Runtime's session.run, 2 intra-op threads.
@@ -47,7 +49,8 @@ def rss_kib(pid):
 
 
 def check_and_load(name, models_dir, graphd_bin):
-    """{"load_s", "rss_growth_kib", "rel_err"} for one model, or None (error recorded)."""
+    """{"load_s", "import_s", "rss_load_kib", "rss_call_kib", "rel_err", "model_mb"} for one
+    model, or None (error recorded)."""
     import numpy as np
     import torch
     import export_models
@@ -58,32 +61,33 @@ def check_and_load(name, models_dir, graphd_bin):
     torch.set_num_threads(2)
     model, shape = export_models.build(name)
     x = bench_input((1,) + tuple(shape))
-    with torch.no_grad():
-        want = model(x).numpy()
     path = os.path.join(models_dir, name + ".onnx")
-    proc, target = local_server.start(graphd_bin, ["--max-message-bytes", str(1 << 30)])
+    proc, target = local_server.start(graphd_bin, [])
     try:
         client = graphd.connect(target, timeout=600)
         idle = rss_kib(proc.pid)
         t0 = time.perf_counter()
         fn = client.load_onnx(path)
         load_s = time.perf_counter() - t0
+        rss_load = rss_kib(proc.pid)
         got = np.asarray(fn(x.numpy()))
-        rss = rss_kib(proc.pid)
+        rss_call = rss_kib(proc.pid)
         client.close()
     except Exception as e:  # noqa: BLE001  (any failure is this model's result)
         errors.append("%s: %s: %s" % (name, type(e).__name__, e))
         return None
     finally:
         local_server.stop(proc)
+    with torch.no_grad():  # after graphd's load: torch's threads spin a while after a run
+        want = model(x).numpy()
     if got.shape != want.shape:
         errors.append("%s: output shape %s, torch %s" % (name, got.shape, want.shape))
         return None
     rel = float(np.max(np.abs(got - want)) / max(1e-12, float(np.max(np.abs(want)))))
     if not rel <= TOLERANCE:
         errors.append("%s: output differs from torch's: max |diff| / max |torch| = %.3g (> %g)" % (name, rel, TOLERANCE))
-    return {"load_s": load_s, "rss_growth_kib": rss - idle, "rel_err": rel,
-            "model_mb": os.path.getsize(path) / 1e6}
+    return {"load_s": load_s, "import_s": fn.import_seconds, "rss_load_kib": rss_load - idle,
+            "rss_call_kib": rss_call - idle, "rel_err": rel, "model_mb": os.path.getsize(path) / 1e6}
 
 
 def main():
@@ -136,9 +140,12 @@ def main():
         exe = g["execute_us"] / 1000 if "execute_us" in g else None
         e2e = g["median_us"] / 1000 if "median_us" in g else None
         ort_ms = o["median_us"] / 1000 if "median_us" in o else None
+        per_model = (lambda kib: kib * 1024 / (c["model_mb"] * 1e6)) if c else (lambda kib: None)
         table.append({
-            "model": name, "model_mb": c.get("model_mb"), "load_s": c.get("load_s"),
-            "rss_over_model": c["rss_growth_kib"] * 1024 / (c["model_mb"] * 1e6) if c else None,
+            "model": name, "model_mb": c.get("model_mb"), "load_s": c.get("load_s"), "import_s": c.get("import_s"),
+            "load_over_import": c["load_s"] / c["import_s"] if c and c["import_s"] > 0 else None,
+            "rss_load_over_model": per_model(c.get("rss_load_kib")),
+            "rss_call_over_model": per_model(c.get("rss_call_kib")),
             "rel_err": c.get("rel_err"), "graphd_execute_ms": exe, "graphd_e2e_ms": e2e, "ort_ms": ort_ms,
             "execute_over_ort": exe / ort_ms if exe and ort_ms else None,
             "e2e_minus_execute_ms": e2e - exe if e2e and exe else None,
@@ -150,11 +157,14 @@ def main():
     print("\nModel zoo at batch 1 (ms; graphd through gRPC on loopback, ORT 2 intra-op threads)")
     if echo:
         print("gRPC echo p50 in the same server: %.3f ms" % (echo / 1000))
-    print("%-19s %7s %7s %8s %9s %10s %10s %9s %8s %9s" % (
-        "model", "MB", "load s", "RSS/MB", "rel err", "graphd exe", "graphd e2e", "ORT", "exe/ORT", "e2e-exe"))
+    print("%-19s %7s %7s %8s %8s %8s %8s %9s %10s %10s %9s %8s %9s" % (
+        "model", "MB", "load s", "import s", "load/imp", "RSS load", "RSS call", "rel err", "graphd exe",
+        "graphd e2e", "ORT", "exe/ORT", "e2e-exe"))
     for r in table:
-        print("%-19s %7s %7s %8s %9s %10s %10s %9s %8s %9s" % (
-            r["model"], fmt(r["model_mb"], ".1f"), fmt(r["load_s"], ".2f"), fmt(r["rss_over_model"], ".2f"),
+        print("%-19s %7s %7s %8s %8s %8s %8s %9s %10s %10s %9s %8s %9s" % (
+            r["model"], fmt(r["model_mb"], ".1f"), fmt(r["load_s"], ".2f"), fmt(r["import_s"], ".2f"),
+            fmt(r["load_over_import"], ".2f"), fmt(r["rss_load_over_model"], ".2f"),
+            fmt(r["rss_call_over_model"], ".2f"),
             fmt(r["rel_err"], ".1e"), fmt(r["graphd_execute_ms"], ".3f"), fmt(r["graphd_e2e_ms"], ".3f"),
             fmt(r["ort_ms"], ".3f"), fmt(r["execute_over_ort"], ".2f"), fmt(r["e2e_minus_execute_ms"], ".3f")))
     print("geomean execute / ORT over %d models: %s (target <= 0.9; each <= 1.0)" % (len(ok), fmt(geomean, ".2f")))

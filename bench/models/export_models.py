@@ -99,13 +99,14 @@ MODELS = {
     "mobilenet_v3_small": (lambda: vision("mobilenet_v3_small"), IMAGE),
     "convnext_tiny": (lambda: vision("convnext_tiny"), IMAGE),
     "vit_b_16": (lambda: vision("vit_b_16"), IMAGE),
+    "vgg11": (lambda: vision("vgg11"), IMAGE),  # 531 MB: the large-model load
     "encoder": (lambda: randomise(Encoder()), (64, 256)),
     "lstm": (Lstm, (32, 64)),
 }
 DEFAULT = ["mlp", "resnet18", "mobilenet_v2"]  # `make bench` (bench/run_models.py)
 # The model zoo (issue 20; bench/zoo.py): batch 1 against ONNX Runtime.
 ZOO = ["resnet50", "densenet121", "efficientnet_b0", "mobilenet_v3_small", "convnext_tiny", "vit_b_16",
-       "encoder", "lstm"]
+       "encoder", "lstm", "vgg11"]
 
 
 def build(name):
