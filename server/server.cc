@@ -46,13 +46,15 @@ constexpr const char* kCpuOnlyPasses[] = {"conv_layout", "layernorm_fusion"};
 
 // The pass pipeline with --disable-passes applied (names were checked by Validate).
 // At log level trace, the IR of every traced body is logged before and after each pass.
-// `device_passes_off`: passes that only help another device (the CPU's layouts).
+// `for_gpu`: GPU sessions' pipeline, without kCpuOnlyPasses and the CPU-only fusions
+// of other passes (PipelineOptions::cpu_fusions).
 std::unique_ptr<const compiler::passes::Pipeline> MakePasses(const ServerOptions& o,
                                                             const compiler::passes::ConstantEvaluator& evaluator,
-                                                            std::span<const char* const> device_passes_off = {}) {
+                                                            bool for_gpu = false) {
   compiler::passes::PipelineOptions options;
   options.disabled.insert(o.disabled_passes.begin(), o.disabled_passes.end());
-  options.disabled.insert(device_passes_off.begin(), device_passes_off.end());
+  if (for_gpu) options.disabled.insert(std::begin(kCpuOnlyPasses), std::end(kCpuOnlyPasses));
+  options.cpu_fusions = !for_gpu;
   if (spdlog::should_log(spdlog::level::trace)) {
     options.dump = [](absl::string_view stage, const compiler::passes::FunctionBody& body) {
       GRAPHD_LOG_DEBUG("IR of {} ({}):\n{}", body.name, std::string(stage), GraphToText(*body.graph, &body.results));
@@ -176,7 +178,7 @@ GpuSetup GraphdServer::SetUpGpu() {
   // conv_layout rewrites convolution chains for oneDNN's channels-last layouts, which
   // the GPU kernels do not take; GPU sessions keep channels-first convolutions.
   // layernorm_fusion writes LayerNormalization, which has no GPU kernel.
-  gpu_passes_ = MakePasses(options_, evaluator_, kCpuOnlyPasses);
+  gpu_passes_ = MakePasses(options_, evaluator_, /*for_gpu=*/true);
   setup.device = gpu_device_.get();
   setup.passes = gpu_passes_.get();
   return setup;
@@ -203,7 +205,7 @@ GpuSetup GraphdServer::SetUpFakeGpu(absl::string_view mode) {
                   std::string(mode));
   fake_gpu_host_ = std::make_unique<executor::testing::CheckedHost>();
   gpu_device_ = std::make_unique<executor::testing::FakeAccelerator>(*fake_gpu_host_, accepts, info);
-  gpu_passes_ = MakePasses(options_, evaluator_, kCpuOnlyPasses);
+  gpu_passes_ = MakePasses(options_, evaluator_, /*for_gpu=*/true);
   const auto* fake = static_cast<const executor::testing::FakeAccelerator*>(gpu_device_.get());
   return GpuSetup{.probe = {.devices = {info}},
                   .device = fake,

@@ -1,5 +1,6 @@
 #include "compiler/passes/conv_activation_fusion.h"
 
+#include <cmath>
 #include <limits>
 #include <optional>
 
@@ -29,6 +30,43 @@ const Node* OnlyUser(const OutputUses& u, const Node& node) {
   return user;
 }
 
+// The Mul of `conv` * HardSigmoid(conv) (alpha 1/6, beta 0.5) when those two are
+// conv's only users and the HardSigmoid's only use is the Mul; `*hs` gets the
+// HardSigmoid.
+const Node* HardSwishOf(const Graph& g, const OutputUses& u, const Node& conv,
+                        const std::vector<bool>& control_outputs, const Node** hs) {
+  if (u.count(conv) != 2) return nullptr;
+  const OutputRef c{&conv, 0};
+  const Node* sig = nullptr;
+  const Node* mul = nullptr;
+  for (int id = 0; id < g.num_nodes() && (sig == nullptr || mul == nullptr); ++id) {
+    const Node* user = g.node(id);
+    if (user == nullptr) continue;
+    if (user->op_name() == "HardSigmoid" && user->inputs().size() == 1 && user->inputs()[0] == c) sig = user;
+    if (user->Is(OpId::kMul) && user->inputs().size() == 2) {
+      for (const OutputRef& in : user->inputs()) {
+        if (in == c) mul = user;
+      }
+    }
+  }
+  if (sig == nullptr || mul == nullptr || IsPinned(*sig, control_outputs) ||
+      IsPinned(*mul, control_outputs) || u.OnlyUser(*sig) != mul) {
+    return nullptr;
+  }
+  const OutputRef s{sig, 0};
+  const auto& in = mul->inputs();
+  if (!((in[0] == c && in[1] == s) || (in[0] == s && in[1] == c))) return nullptr;
+  auto attr = [&](const char* name) -> std::optional<double> {
+    auto it = sig->attrs().find(name);
+    if (it == sig->attrs().end() || !std::holds_alternative<float>(it->second)) return std::nullopt;
+    return std::get<float>(it->second);
+  };
+  const std::optional<double> alpha = attr("alpha"), beta = attr("beta");
+  if (!alpha || !beta || std::abs(*alpha - 1.0 / 6) > 1e-6 || *beta != 0.5) return nullptr;
+  *hs = sig;
+  return mul;
+}
+
 }  // namespace
 
 StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
@@ -44,9 +82,22 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
         IsPinned(conv, control_outputs)) {
       continue;
     }
+    AttrMap fused = conv.attrs();
+    const Node* hs = nullptr;
+    if (const Node* mul = hard_swish_ ? HardSwishOf(g, uses, conv, control_outputs, &hs) : nullptr; mul != nullptr) {
+      fused["activation"] = std::string("HardSwish");
+      if (!(mul->output(0).shape == conv.output(0).shape) || mul->output(0).dtype != conv.output(0).dtype) continue;
+      ASSIGN_OR_RETURN(const Node* replacement,
+                       g.AddNode({.name = FreshName(g, conv.name() + "_" + std::string(kName)), .op = "ConvND",
+                                  .inputs = conv.inputs(), .attrs = std::move(fused), .device = conv.device()}));
+      RETURN_IF_ERROR(body.ReplaceAllUses({mul, 0}, {replacement, 0}).status());
+      rewrite.Added(*mul);
+      for (const Node* gone : {&conv, hs, mul}) rewrite.Remove(*gone);
+      changed = true;
+      continue;
+    }
     const Node* act = OnlyUser(uses, conv);
     if (act == nullptr || IsPinned(*act, control_outputs)) continue;
-    AttrMap fused = conv.attrs();
     const Node* last = act;  // the node whose output the fused conv replaces
     std::vector<const Node*> absorbed{act};
     if (act->Is(OpId::kRelu) && act->inputs().size() == 1) {

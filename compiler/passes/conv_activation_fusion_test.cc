@@ -43,6 +43,35 @@ TEST(ConvActivationFusionTest, FusesClipAndReluIntoTheirOnlyConv) {
   EXPECT_FALSE(RunPass(pass, body));
 }
 
+TEST(ConvActivationFusionTest, FusesHardSwishWrittenAsMulOfHardSigmoid) {
+  const AttrMap swish{{"alpha", 1.0f / 6}, {"beta", 0.5f}};
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 1, 4, 4}))
+                          .Arg("w", DType::kFloat32, Dims({1, 1, 1, 1}))
+                          .Node("c1", "ConvND", {"x", "w"})
+                          .Node("h1", "HardSigmoid", {"c1"}, swish)
+                          .Node("s1", "Mul", {"c1", "h1"})
+                          .Node("c2", "ConvND", {"s1", "w"})
+                          .Node("h2", "HardSigmoid", {"c2"}, swish)
+                          .Node("s2", "Mul", {"h2", "c2"})  // the other operand order
+                          .Node("c3", "ConvND", {"s2", "w"})
+                          .Node("h3", "HardSigmoid", {"c3"}, {{"alpha", 0.2f}, {"beta", 0.5f}})  // not hard-swish
+                          .Node("s3", "Mul", {"c3", "h3"})
+                          .Return({"s3"});
+  EXPECT_FALSE(RunPass(ConvActivationFusion(/*hard_swish=*/false), body));
+  EXPECT_TRUE(RunPass(ConvActivationFusion(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,1,4,4]]() : float32[1,1,4,4]\n"
+            "w = Arg[dtype=float32, shape=[1,1,1,1]]() : float32[1,1,1,1]\n"
+            "c1_conv_activation_fusion = ConvND[activation=\"HardSwish\"](x, w) : float32[1,1,4,4]\n"
+            "c2_conv_activation_fusion = ConvND[activation=\"HardSwish\"](c1_conv_activation_fusion, w) : "
+            "float32[1,1,4,4]\n"
+            "c3 = ConvND(c2_conv_activation_fusion, w) : float32[1,1,4,4]\n"
+            "h3 = HardSigmoid[alpha=0.2, beta=0.5](c3) : float32[1,1,4,4]\n"
+            "s3 = Mul(c3, h3) : float32[1,1,4,4]\n"
+            "return s3\n");
+}
+
 TEST(ConvActivationFusionTest, LeavesSharedOrReturnedConvsAndOtherBounds) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 1, 4, 4}))

@@ -21,8 +21,9 @@ bool IsScalar(const TensorType& t) { return t.shape.known_rank() && t.shape.rank
 // [?, 4] is known not to broadcast), the node's own output otherwise.
 class Candidates {
  public:
-  Candidates(const Graph& g, const std::vector<bool>& control_outputs)
-      : op_(g.num_nodes()), fusable_(g.num_nodes(), false) {
+  Candidates(const Graph& g, const std::vector<bool>& control_outputs, bool channel_operands)
+      : op_(g.num_nodes()), fusable_(g.num_nodes(), false), channel_input_(g.num_nodes(), -1),
+        channel_operands_(channel_operands) {
     for (int id = 0; id < g.num_nodes(); ++id) {
       const Node& node = *g.node(id);
       same_shape_.push_back({&node, 0});
@@ -31,6 +32,8 @@ class Candidates {
   }
   bool fusable(int id) const { return fusable_[id]; }
   EwOp op(int id) const { return op_[id]; }
+  // The input (0 or 1) node `id` takes by a channel broadcast, or -1.
+  int channel_input(int id) const { return channel_input_[id]; }
 
  private:
   OutputRef SameShape(OutputRef ref) const { return ref.index == 0 ? same_shape_[ref.node->id()] : ref; }
@@ -60,14 +63,28 @@ class Candidates {
       if (!IsScalar(ta) || !IsScalar(tb)) same_shape_[node.id()] = SameShape(IsScalar(ta) ? b : a);
       return true;
     }
-    if (!(ta.shape == out.shape) || !(tb.shape == out.shape)) return false;
-    if (!out.shape.fully_defined() && !(SameShape(a) == SameShape(b))) return false;
-    same_shape_[node.id()] = SameShape(a);
+    if (ta.shape == out.shape && tb.shape == out.shape) {
+      if (!out.shape.fully_defined() && !(SameShape(a) == SameShape(b))) return false;
+      same_shape_[node.id()] = SameShape(a);
+      return true;
+    }
+    // One operand of the output's known shape, the other reaching it per channel.
+    if (!channel_operands_ || !out.shape.fully_defined() || !ta.shape.fully_defined() || !tb.shape.fully_defined()) {
+      return false;
+    }
+    const int full = ta.shape == out.shape ? 0 : tb.shape == out.shape ? 1 : -1;
+    if (full < 0) return false;
+    const TensorType& other = full == 0 ? tb : ta;
+    if (!ops::ChannelBroadcastOf(other.shape.dims(), out.shape.dims()).has_value()) return false;
+    channel_input_[node.id()] = 1 - full;
+    same_shape_[node.id()] = SameShape(node.inputs()[full]);
     return true;
   }
 
   std::vector<EwOp> op_;
   std::vector<bool> fusable_;
+  std::vector<int> channel_input_;
+  bool channel_operands_;
   std::vector<OutputRef> same_shape_;
 };
 
@@ -86,7 +103,7 @@ std::optional<float> ScalarConst(OutputRef ref) {
 StatusOr<bool> ElementwiseFusion::Run(FunctionBody& body) const {
   Graph& g = *body.graph;
   const int n = g.num_nodes();
-  const Candidates candidates(g, ControlOutputs(g));
+  const Candidates candidates(g, ControlOutputs(g), channel_operands_);
   // Users of each node (a node reading a value twice counts once); results pin.
   std::vector<std::vector<int>> users(n);
   std::vector<bool> returned(n, false);
@@ -108,7 +125,10 @@ StatusOr<bool> ElementwiseFusion::Run(FunctionBody& body) const {
     if (!returned[id] && !users[id].empty()) {
       joined = group[users[id][0]];
       for (int u : users[id]) {
-        if (group[u] != joined) joined = -1;
+        // A value a user takes per channel stays outside its group: every value
+        // inside a group has the group's shape.
+        const int k = candidates.channel_input(u);
+        if (group[u] != joined || (k >= 0 && g.node(u)->inputs()[k].node->id() == id)) joined = -1;
       }
       if (joined >= 0 && static_cast<int>(members[joined].size()) >= kMaxInstructions) joined = -1;
     }

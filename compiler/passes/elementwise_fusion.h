@@ -6,7 +6,11 @@
 //  - A binary node joins only when it does not broadcast: each operand is a scalar
 //    (rank 0) or has the output's shape, and when both are not scalars that shape is
 //    fully known or both are elementwise functions of one value (two unrelated [?, 4]
-//    values could still broadcast at run time).
+//    values could still broadcast at run time). With `channel_operands` (the CPU's
+//    kernel; not the GPU's) one operand may instead reach the output's fully known
+//    shape by a channel broadcast (ops::ChannelBroadcastOf: a batch norm's [C, 1, 1]
+//    mean, scale and offset after a concat, a squeeze-excite scale); that operand is
+//    always an input of the group, never a value inside it.
 //  - Scalar float32 Consts become constants of the program; other values from outside
 //    the group are its inputs (each once).
 //  - Pinned nodes (pass_util.h), nodes of Consts only (constant folding's) and other
@@ -24,10 +28,14 @@ namespace graphd::compiler::passes {
 
 class ElementwiseFusion : public Pass {
  public:
+  explicit ElementwiseFusion(bool channel_operands = true) : channel_operands_(channel_operands) {}
   static constexpr absl::string_view kName = "elementwise_fusion";
   static constexpr int kMaxInstructions = 32;
   absl::string_view name() const override { return kName; }
   StatusOr<bool> Run(FunctionBody& body) const override;
+
+ private:
+  bool channel_operands_;
 };
 
 }  // namespace graphd::compiler::passes

@@ -77,12 +77,13 @@ TEST(ElementwiseFusionTest, StopsAtValuesUsedOutsideAndAtReturnedValues) {
 TEST(ElementwiseFusionTest, LeavesBroadcastsOtherDTypesSingleOpsAndPinnedNodes) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({2, 3}))
-                          .Arg("row", DType::kFloat32, Dims({3}))
+                          .Arg("col", DType::kFloat32, Dims({2, 1}))
+                          .Arg("row", DType::kFloat32, Dims({1, 3}))
                           .Arg("u", DType::kFloat32, Dims({-1, 3}))
                           .Arg("v", DType::kFloat32, Dims({-1, 3}))
                           .Arg("d", DType::kFloat64, Dims({2}))
                           .Arg("i", DType::kInt32, Dims({2}))
-                          .Node("b1", "Add", {"x", "row"})      // broadcasts a row
+                          .Node("b1", "Add", {"col", "row"})    // [2,1] + [1,3]: neither has the output's shape
                           .Node("b2", "Exp", {"b1"})
                           .Node("u1", "Mul", {"u", "v"})        // [?,3] * [?,3] may broadcast
                           .Node("u2", "Tanh", {"u1"})
@@ -100,6 +101,43 @@ TEST(ElementwiseFusionTest, LeavesBroadcastsOtherDTypesSingleOpsAndPinnedNodes) 
                           .Return({"b2", "u2", "d2", "i2", "p2", "kn"});
   const std::string before = Text(body);
   EXPECT_FALSE(RunPass(ElementwiseFusion(), body));
+  EXPECT_EQ(Text(body), before);
+}
+
+// A batch norm after a concat, and a squeeze-excite scale computed by a fusable node.
+FunctionBody ChannelBody() {
+  return BodyBuilder()
+      .Arg("x", DType::kFloat32, Dims({1, 4, 3, 3}))
+      .Arg("mean", DType::kFloat32, Dims({4, 1, 1}))
+      .Arg("scale", DType::kFloat32, Dims({1, 4, 1, 1}))
+      .Arg("pooled", DType::kFloat32, Dims({1, 4, 1, 1}))
+      .Node("c", "Sub", {"x", "mean"})
+      .Node("s", "Mul", {"scale", "c"})
+      .Node("r", "Relu", {"s"})
+      .Node("g", "Sigmoid", {"pooled"})  // taken per channel: stays out of r's group
+      .Node("e", "Mul", {"r", "g"})
+      .Node("o", "Exp", {"e"})
+      .Return({"o"});
+}
+
+TEST(ElementwiseFusionTest, TakesOperandsBroadcastPerChannelAsInputs) {
+  FunctionBody body = ChannelBody();
+  EXPECT_TRUE(RunPass(ElementwiseFusion(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,4,3,3]]() : float32[1,4,3,3]\n"
+            "mean = Arg[dtype=float32, shape=[4,1,1]]() : float32[4,1,1]\n"
+            "scale = Arg[dtype=float32, shape=[1,4,1,1]]() : float32[1,4,1,1]\n"
+            "pooled = Arg[dtype=float32, shape=[1,4,1,1]]() : float32[1,4,1,1]\n"
+            "g = Sigmoid(pooled) : float32[1,4,1,1]\n"
+            "o_elementwise_fusion = FusedElementwise[program=\"Sub x0 x1; Mul x2 t0; Relu t1; Mul t2 x3; "
+            "Exp t3\"](x, mean, scale, g) : float32[1,4,3,3]\n"
+            "return o_elementwise_fusion\n");
+}
+
+TEST(ElementwiseFusionTest, WithoutChannelOperandsLeavesPerChannelBroadcasts) {
+  FunctionBody body = ChannelBody();
+  const std::string before = Text(body);
+  EXPECT_FALSE(RunPass(ElementwiseFusion(/*channel_operands=*/false), body));  // no two fusable neighbours
   EXPECT_EQ(Text(body), before);
 }
 

@@ -33,6 +33,10 @@ struct PipelineOptions {
   // Names of passes not to run (the server's --disable-passes).
   absl::flat_hash_set<std::string> disabled;
   bool verify = kVerifyPassesByDefault;
+  // Fusions only the CPU's kernels take (the GPU's would refuse the fused nodes):
+  // elementwise_fusion's operands broadcast per channel, conv_activation_fusion's
+  // hard-swish.
+  bool cpu_fusions = true;
   // Called with "input" and the body before the first pass, then with each pass's
   // name after it ran. May be empty.
   std::function<void(absl::string_view stage, const FunctionBody& body)> dump;

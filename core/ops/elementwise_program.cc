@@ -103,4 +103,30 @@ std::string FormatElementwiseProgram(const ElementwiseProgram& program) {
   return out;
 }
 
+std::optional<ChannelBroadcast> ChannelBroadcastOf(const std::vector<int64_t>& in, const std::vector<int64_t>& out) {
+  if (in.size() > out.size()) return std::nullopt;
+  const size_t lead = out.size() - in.size();
+  int lo = -1, hi = -1;  // the axes (of out) where the input has out's dim and it is not 1
+  for (size_t j = 0; j < out.size(); ++j) {
+    const int64_t d = j < lead ? 1 : in[j - lead];
+    if (d == out[j]) {
+      if (d != 1) {
+        if (lo < 0) lo = static_cast<int>(j);
+        hi = static_cast<int>(j);
+      }
+    } else if (d != 1) {
+      return std::nullopt;
+    }
+  }
+  ChannelBroadcast b;
+  for (int j = lo; lo >= 0 && j <= hi; ++j) {
+    const int64_t d = static_cast<size_t>(j) < lead ? 1 : in[j - lead];
+    if (d != out[j]) return std::nullopt;  // a 1 inside the run: not one contiguous block
+    b.channels *= d;
+  }
+  for (size_t j = hi < 0 ? 0 : hi + 1; j < out.size(); ++j) b.inner *= out[j];
+  if (lo < 0) b.inner = 1;  // every dim 1: one value for all
+  return b;
+}
+
 }  // namespace graphd::ops

@@ -10,6 +10,8 @@
 #ifndef GRAPHD_CORE_OPS_ELEMENTWISE_PROGRAM_H_
 #define GRAPHD_CORE_OPS_ELEMENTWISE_PROGRAM_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -44,6 +46,18 @@ struct ElementwiseProgram {
 bool EwOpFromName(absl::string_view name, EwOp* op);
 absl::string_view EwOpName(EwOp op);
 int EwOpArity(EwOp op);
+
+// How an input of shape `in` reaches each element of an output of shape `out` (both
+// fully known): the same shape; or a "channel" broadcast, where the input, aligned
+// right, has out's dims on one contiguous run of axes and 1 elsewhere, so that output
+// element i reads input element (i / inner) % channels: [C, 1, 1] or [1, C, 1, 1]
+// against [N, C, H, W] (inner H*W), [C] against [N, H, W, C] (inner 1). Empty when the
+// input reaches the output some other way (a general broadcast), or not at all.
+struct ChannelBroadcast {
+  int64_t channels = 1;
+  int64_t inner = 1;
+};
+std::optional<ChannelBroadcast> ChannelBroadcastOf(const std::vector<int64_t>& in, const std::vector<int64_t>& out);
 
 // Parses `text`; InvalidArgument naming what is wrong (an unknown op, a wrong operand
 // count, an input >= `num_inputs`, a temporary not yet computed, an empty program).

@@ -1,7 +1,8 @@
 // FusedElementwise(x0, x1, ...; program): one float32 elementwise computation over its
 // inputs, described by `program` (core/ops/elementwise_program.h). Inputs of rank 0 are
-// scalars; all other inputs must have one shape, which is the output's (no other
-// broadcasting). Written by the elementwise_fusion pass.
+// scalars; the others have the output's shape or, when all shapes are known, reach it
+// by a channel broadcast (ChannelBroadcastOf: a per-channel scale of a batch norm, say);
+// no other broadcasting. Written by the elementwise_fusion pass.
 #include "core/graph/op_registry.h"
 #include "core/ops/all_ops.h"
 #include "core/ops/elementwise_program.h"
@@ -32,6 +33,31 @@ bool MergeShapes(const PartialShape& a, const PartialShape& b, PartialShape* out
   return true;
 }
 
+// Inputs of different shapes: all known, broadcasting to one shape, each by a channel
+// broadcast.
+Status ChannelBroadcastShape(InferenceContext& c) {
+  PartialShape out(std::vector<int64_t>{});
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    const PartialShape& s = c.input(i).shape;
+    auto b = s.fully_defined() ? BroadcastShapes(out, s) : StatusOr<PartialShape>(errors::InvalidArgument(""));
+    if (!b.ok()) {
+      return c.Error(absl::StrCat("input ", i, " has shape ", s.ToString(),
+                                  ": inputs have one shape, or known shapes that reach the output by a channel "
+                                  "broadcast, or are scalars"));
+    }
+    out = *b;
+  }
+  for (int i = 0; i < c.num_inputs(); ++i) {
+    const PartialShape& s = c.input(i).shape;
+    if (s.rank() > 0 && !ops::ChannelBroadcastOf(s.dims(), out.dims()).has_value()) {
+      return c.Error(absl::StrCat("input ", i, " has shape ", s.ToString(), ", which does not reach the output's ",
+                                  out.ToString(), " by a channel broadcast"));
+    }
+  }
+  c.AddOutput(DType::kFloat32, out);
+  return absl::OkStatus();
+}
+
 Status InferFusedElementwise(InferenceContext& c) {
   ASSIGN_OR_RETURN(std::string text, c.Attr<std::string>("program"));
   auto program = ops::ParseElementwiseProgram(text, c.num_inputs());
@@ -49,10 +75,7 @@ Status InferFusedElementwise(InferenceContext& c) {
       have = true;
       continue;
     }
-    if (!MergeShapes(shape, t.shape, &shape)) {
-      return c.Error(absl::StrCat("input ", i, " has shape ", t.shape.ToString(), " but an earlier input has ",
-                                  shape.ToString(), " (only scalars broadcast)"));
-    }
+    if (!MergeShapes(shape, t.shape, &shape)) return ChannelBroadcastShape(c);
   }
   c.AddOutput(DType::kFloat32, shape);
   return absl::OkStatus();

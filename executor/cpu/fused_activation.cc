@@ -11,6 +11,7 @@ StatusOr<FusedActivation> FusedActivation::FromNode(const Node& node) {
   const std::string kind = AttrOr<std::string>(node, "activation", "");
   if (kind.empty()) return FusedActivation{};
   if (kind == "Relu") return FusedActivation{.kind = kRelu};
+  if (kind == "HardSwish") return FusedActivation{.kind = kHardSwish};
   if (kind == "Clip") {
     return FusedActivation{.kind = kClip, .lo = AttrOr<float>(node, "clip_min", 0.f),
                            .hi = AttrOr<float>(node, "clip_max", 0.f)};
@@ -21,6 +22,7 @@ StatusOr<FusedActivation> FusedActivation::FromNode(const Node& node) {
 void FusedActivation::AppendTo(dnnl::post_ops& ops) const {
   if (kind == kRelu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
   if (kind == kClip) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_clip, lo, hi);
+  if (kind == kHardSwish) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_hardswish, 0.f, 0.f);
 }
 
 }  // namespace graphd::executor::cpu

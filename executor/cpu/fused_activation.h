@@ -1,5 +1,5 @@
 // The activation a fusion pass folds into a ConvND or MatMul (attrs `activation`:
-// "" | "Relu" | "Clip", with `clip_min`/`clip_max`; compiler/passes/
+// "" | "Relu" | "Clip", with `clip_min`/`clip_max` | "HardSwish" (ConvND only); compiler/passes/
 // conv_activation_fusion.h, matmul_fusion.h): parsed once per kernel, applied as a
 // oneDNN eltwise post-op or, on the kernels' own loops, per element.
 #ifndef GRAPHD_EXECUTOR_CPU_FUSED_ACTIVATION_H_
@@ -12,7 +12,7 @@
 namespace graphd::executor::cpu {
 
 struct FusedActivation {
-  enum Kind { kNone, kRelu, kClip } kind = kNone;
+  enum Kind { kNone, kRelu, kClip, kHardSwish } kind = kNone;
   float lo = 0, hi = 0;
 
   // From `node`'s attrs; InvalidArgument naming the node for an unknown activation.
@@ -25,6 +25,10 @@ struct FusedActivation {
   T Apply(T v) const {
     if (kind == kRelu) return v < T(0) ? T(0) : v;
     if (kind == kClip) return v < T(lo) ? T(lo) : (v > T(hi) ? T(hi) : v);
+    if (kind == kHardSwish) {
+      const T r = v + T(3);
+      return v * (r < T(0) ? T(0) : (r > T(6) ? T(6) : r)) / T(6);
+    }
     return v;
   }
 };

@@ -4,6 +4,8 @@
 // L1/L2 (buffers are reused once their value is dead), the last instruction writing
 // the output. Large tensors are split by blocks across the OpenMP team (the threads
 // oneDNN primitives use, IntraOpThreads), smaller ones run on the calling thread. The
+// inputs reach the output unchanged, as scalars or by a channel broadcast (a batch
+// norm's per-channel operands: spread into a scratch block first). The
 // functions are those of the unfused kernels: the same arithmetic for Neg, Abs,
 // Square, Sqrt, Rsqrt, Reciprocal, Relu, Add, Sub, Mul, Div, Maximum, Minimum; exp,
 // log, tanh and sigmoid from fast_math.h (within ~1.5 ulp of the C library; the
@@ -140,30 +142,24 @@ class FusedElementwiseKernel : public OpKernel {
 
   Status Compute(KernelContext& ctx) override {
     const int num_inputs = ctx.num_inputs();
-    const Tensor* shaped = nullptr;
-    for (int i = 0; i < num_inputs; ++i) {
-      const Tensor& t = ctx.input(i);
-      if (t.dtype() != DType::kFloat32) return ctx.Error(absl::StrCat("input ", i, " is not float32"));
-      if (t.shape().rank() == 0) continue;
-      if (shaped == nullptr) {
-        shaped = &t;
-      } else if (!(t.shape() == shaped->shape())) {
-        return ctx.Error(absl::StrCat("input ", i, " has shape ", t.shape().ToString(), " but an earlier input has ",
-                                      shaped->shape().ToString(), " (only scalars broadcast)"));
-      }
-    }
-    ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, shaped != nullptr ? shaped->shape() : Shape({})));
+    ASSIGN_OR_RETURN(Shape shape, OutputShape(ctx));
+    ASSIGN_OR_RETURN(Tensor * y, ctx.AllocateOutput(0, shape));
     const int64_t n = y->num_elements();
     if (n == 0) return absl::OkStatus();
-    std::vector<Src> in(num_inputs);
+    Inputs in;
+    in.src.resize(num_inputs);
     for (int i = 0; i < num_inputs; ++i) {
       const Tensor& t = ctx.input(i);
       if (t.shape().rank() == 0) {
-        in[i].v = t.data<float>()[0];
-      } else {
-        in[i].p = t.data<float>();
+        in.src[i].v = t.data<float>()[0];
+      } else if (t.shape() == shape) {
+        in.src[i].p = t.data<float>();
+      } else {  // checked by OutputShape
+        const ops::ChannelBroadcast b = *ops::ChannelBroadcastOf(t.shape().dims(), shape.dims());
+        in.channels.push_back({.input = i, .data = t.data<float>(), .channels = b.channels, .inner = b.inner});
       }
     }
+    const int slots = num_slots_ + static_cast<int>(in.channels.size());
     float* out = y->data<float>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     const int team = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();
@@ -171,13 +167,13 @@ class FusedElementwiseKernel : public OpKernel {
     if (threads > 1) {
 #pragma omp parallel num_threads(threads)
       {
-        Scratch scratch(num_slots_, kBlock);
+        Scratch scratch(slots, kBlock);
 #pragma omp for schedule(static)
         for (int64_t b = 0; b < blocks; ++b) RunBlock(in, b * kBlock, std::min(kBlock, n - b * kBlock), out, scratch);
       }
       return absl::OkStatus();
     }
-    Scratch scratch(num_slots_, std::min(kBlock, n));
+    Scratch scratch(slots, std::min(kBlock, n));
     for (int64_t b = 0; b < blocks; ++b) {
       if (b % kBlocksPerCancellationCheck == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
       RunBlock(in, b * kBlock, std::min(kBlock, n - b * kBlock), out, scratch);
@@ -186,12 +182,89 @@ class FusedElementwiseKernel : public OpKernel {
   }
 
  private:
-  void RunBlock(const std::vector<Src>& in, int64_t start, int64_t m, float* out, Scratch& scratch) const {
+  // An input broadcast per channel (ops::ChannelBroadcastOf): each block gets its
+  // values spread into a scratch slot of its own.
+  struct Channel {
+    int input;
+    const float* data;
+    int64_t channels, inner;
+  };
+  struct Inputs {
+    std::vector<Src> src;  // channel inputs' entries are set per block
+    std::vector<Channel> channels;
+  };
+
+  // The output's shape: that of the inputs of rank > 0 when they share one, else their
+  // broadcast, which each must reach by a channel broadcast.
+  static StatusOr<Shape> OutputShape(KernelContext& ctx) {
+    const Tensor* shaped = nullptr;
+    bool same = true;
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Tensor& t = ctx.input(i);
+      if (t.dtype() != DType::kFloat32) return ctx.Error(absl::StrCat("input ", i, " is not float32"));
+      if (t.shape().rank() == 0) continue;
+      if (shaped == nullptr) {
+        shaped = &t;
+      } else {
+        same = same && t.shape() == shaped->shape();
+      }
+    }
+    if (shaped == nullptr) return Shape({});
+    if (same) return shaped->shape();
+    PartialShape out(std::vector<int64_t>{});
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      auto b = BroadcastShapes(out, PartialShape(ctx.input(i).shape()));
+      if (!b.ok()) return ctx.Error(absl::StrCat("input ", i, " has shape ", ctx.input(i).shape().ToString(),
+                                                 ", which does not broadcast with the others"));
+      out = *b;
+    }
+    for (int i = 0; i < ctx.num_inputs(); ++i) {
+      const Shape& s = ctx.input(i).shape();
+      if (s.rank() > 0 && !ops::ChannelBroadcastOf(s.dims(), out.dims()).has_value()) {
+        return ctx.Error(absl::StrCat("input ", i, " has shape ", s.ToString(), ", which does not reach the output's ",
+                                      out.ToString(), " by a channel broadcast (only those and scalars broadcast)"));
+      }
+    }
+    return Shape(out.dims());
+  }
+
+  // Element i of the block at `start` gets data[((start + i) / inner) % channels].
+  static void Spread(const Channel& c, int64_t start, int64_t m, float* d) {
+    if (c.inner == 1) {  // channels last: the values repeat with period `channels`
+      int64_t r = start % c.channels;
+      for (int64_t i = 0; i < m;) {
+        const int64_t run = std::min(m - i, c.channels - r);
+        std::copy(c.data + r, c.data + r + run, d + i);
+        i += run;
+        r = 0;
+      }
+      return;
+    }
+    int64_t i = 0;
+    while (i < m) {
+      const int64_t q = (start + i) / c.inner;
+      const int64_t run = std::min(m - i, (q + 1) * c.inner - (start + i));
+      std::fill(d + i, d + i + run, c.data[q % c.channels]);
+      i += run;
+    }
+  }
+
+  void RunBlock(const Inputs& inputs, int64_t start, int64_t m, float* out, Scratch& scratch) const {
     const int n = static_cast<int>(program_.instrs.size());
+    std::vector<Src> spread;  // the channel inputs' values for this block, by input
+    if (!inputs.channels.empty()) {
+      spread.resize(inputs.src.size());
+      for (size_t k = 0; k < inputs.channels.size(); ++k) {
+        float* d = scratch.slot(num_slots_ + static_cast<int>(k));
+        Spread(inputs.channels[k], start, m, d);
+        spread[inputs.channels[k].input].p = d;
+      }
+    }
     auto operand = [&](const EwOperand& o) -> Src {
       switch (o.kind) {
         case EwOperand::Kind::kInput: {
-          const Src& s = in[o.index];
+          if (!spread.empty() && spread[o.index].p != nullptr) return spread[o.index];
+          const Src& s = inputs.src[o.index];
           return s.p == nullptr ? s : Src{.p = s.p + start};
         }
         case EwOperand::Kind::kTemp: return Src{.p = scratch.slot(slot_[o.index])};

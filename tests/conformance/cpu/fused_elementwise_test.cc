@@ -145,16 +145,40 @@ TEST(FusedElementwiseTest, ErfIsWithinThreeUlpOnASweep) {
   }
 }
 
+TEST(FusedElementwiseTest, ChannelBroadcastInputsMatchTheUnfusedOps) {
+  // A batch norm after a concat (x - mean) * scale + offset, then Relu, with [C, 1, 1]
+  // and [1, C, 1, 1] operands (runs of H*W), channels-last [C] (period C), [W] and
+  // [H, W] trailing blocks, [N, C, 1, 1] (a squeeze-excite scale per image and channel)
+  // and [1, 1, 1] (one value): across block boundaries and OpenMP-split sizes.
+  const char* bn = "Sub x0 x1; Mul t0 x2; Add t1 x3; Relu t2";
+  for (const Shape& out : {Shape({2, 7, 9, 11}), Shape({1, 3, 1, 1}), Shape({2, 16, 128, 128})}) {
+    SCOPED_TRACE(out.ToString());
+    const int64_t c = out.dim(1);
+    Check(bn, {out, Shape({c, 1, 1}), Shape({1, c, 1, 1}), Shape({c, 1, 1})});
+    Check("Mul x0 x1; Sigmoid t0", {out, Shape({out.dim(0), c, 1, 1})});
+    Check("Mul x1 x0; Add t0 x2", {out, Shape({out.dim(3)}), Shape({out.dim(2), out.dim(3)})});
+    Check("Sub x1 x0", {out, Shape({1, 1, 1})});
+  }
+  const Shape nhwc({2, 9, 11, 7});
+  Check(bn, {nhwc, Shape({7}), Shape({1, 1, 7}), Shape({7})});
+}
+
 TEST(FusedElementwiseTest, RejectsBadProgramsAndShapes) {
   Graph g;
   const Node* a = AddPlaceholder(g, "a", DType::kFloat32, PartialShape(std::vector<int64_t>{2, 3}));
-  const Node* b = AddPlaceholder(g, "b", DType::kFloat32, PartialShape(std::vector<int64_t>{3}));
+  const Node* b = AddPlaceholder(g, "b", DType::kFloat32, PartialShape(std::vector<int64_t>{4}));
+  const Node* c = AddPlaceholder(g, "c", DType::kFloat32, PartialShape(std::vector<int64_t>{2, 3, 4}));
+  const Node* gap = AddPlaceholder(g, "gap", DType::kFloat32, PartialShape(std::vector<int64_t>{2, 1, 4}));
+  const Node* u = AddPlaceholder(g, "u", DType::kFloat32, PartialShape(std::vector<int64_t>{-1, 3}));
   const Node* i = AddPlaceholder(g, "i", DType::kInt32, PartialShape(std::vector<int64_t>{2, 3}));
   auto add = [&](std::vector<OutputRef> in, std::string program) {
     return g.AddNode({.name = "f", .op = "FusedElementwise", .inputs = std::move(in), .attrs = {{"program", program}}})
         .status();
   };
-  EXPECT_THAT(add({{a, 0}, {b, 0}}, "Add x0 x1").message(), HasSubstr("only scalars broadcast"));
+  EXPECT_THAT(add({{a, 0}, {b, 0}}, "Add x0 x1").message(), HasSubstr("reach the output by a channel broadcast"));
+  EXPECT_THAT(add({{c, 0}, {gap, 0}}, "Add x0 x1").message(),
+              HasSubstr("does not reach the output's [2,3,4] by a channel broadcast"));
+  EXPECT_THAT(add({{u, 0}, {b, 0}}, "Add x0 x1").message(), HasSubstr("reach the output by a channel broadcast"));
   EXPECT_THAT(add({{i, 0}}, "Neg x0").message(), HasSubstr("expected float32"));
   EXPECT_THAT(add({{a, 0}}, "Neg x1").message(), HasSubstr("not an input"));
   EXPECT_THAT(add({{a, 0}}, "Neg t0").message(), HasSubstr("not an earlier result"));
