@@ -30,11 +30,25 @@ const Node* OnlyUser(const OutputUses& u, const Node& node) {
   return user;
 }
 
-// The Mul of `conv` * HardSigmoid(conv) (alpha 1/6, beta 0.5) when those two are
-// conv's only users and the HardSigmoid's only use is the Mul; `*hs` gets the
-// HardSigmoid.
-const Node* HardSwishOf(const Graph& g, const OutputUses& u, const Node& conv,
-                        const std::vector<bool>& control_outputs, const Node** hs) {
+// The gate of x * gate(x): "HardSwish" for HardSigmoid with alpha 1/6 and beta 0.5,
+// "Swish" for Sigmoid; "" otherwise.
+std::string GatedActivation(const Node& gate) {
+  if (gate.op_name() == "Sigmoid") return "Swish";
+  if (gate.op_name() != "HardSigmoid") return "";
+  auto attr = [&](const char* name) -> std::optional<double> {
+    auto it = gate.attrs().find(name);
+    if (it == gate.attrs().end() || !std::holds_alternative<float>(it->second)) return std::nullopt;
+    return std::get<float>(it->second);
+  };
+  const std::optional<double> alpha = attr("alpha"), beta = attr("beta");
+  if (!alpha || !beta || std::abs(*alpha - 1.0 / 6) > 1e-6 || *beta != 0.5) return "";
+  return "HardSwish";
+}
+
+// The Mul of `conv` * gate(conv) (GatedActivation, named in `*activation`) when those
+// two are conv's only users and the gate's only use is the Mul; `*hs` gets the gate.
+const Node* GatedOf(const Graph& g, const OutputUses& u, const Node& conv, const std::vector<bool>& control_outputs,
+                    const Node** hs, std::string* activation) {
   if (u.count(conv) != 2) return nullptr;
   const OutputRef c{&conv, 0};
   const Node* sig = nullptr;
@@ -42,7 +56,7 @@ const Node* HardSwishOf(const Graph& g, const OutputUses& u, const Node& conv,
   for (int id = 0; id < g.num_nodes() && (sig == nullptr || mul == nullptr); ++id) {
     const Node* user = g.node(id);
     if (user == nullptr) continue;
-    if (user->op_name() == "HardSigmoid" && user->inputs().size() == 1 && user->inputs()[0] == c) sig = user;
+    if (user->inputs().size() == 1 && user->inputs()[0] == c && !GatedActivation(*user).empty()) sig = user;
     if (user->Is(OpId::kMul) && user->inputs().size() == 2) {
       for (const OutputRef& in : user->inputs()) {
         if (in == c) mul = user;
@@ -56,14 +70,8 @@ const Node* HardSwishOf(const Graph& g, const OutputUses& u, const Node& conv,
   const OutputRef s{sig, 0};
   const auto& in = mul->inputs();
   if (!((in[0] == c && in[1] == s) || (in[0] == s && in[1] == c))) return nullptr;
-  auto attr = [&](const char* name) -> std::optional<double> {
-    auto it = sig->attrs().find(name);
-    if (it == sig->attrs().end() || !std::holds_alternative<float>(it->second)) return std::nullopt;
-    return std::get<float>(it->second);
-  };
-  const std::optional<double> alpha = attr("alpha"), beta = attr("beta");
-  if (!alpha || !beta || std::abs(*alpha - 1.0 / 6) > 1e-6 || *beta != 0.5) return nullptr;
   *hs = sig;
+  *activation = GatedActivation(*sig);
   return mul;
 }
 
@@ -84,8 +92,9 @@ StatusOr<bool> ConvActivationFusion::Run(FunctionBody& body) const {
     }
     AttrMap fused = conv.attrs();
     const Node* hs = nullptr;
-    if (const Node* mul = hard_swish_ ? HardSwishOf(g, uses, conv, control_outputs, &hs) : nullptr; mul != nullptr) {
-      fused["activation"] = std::string("HardSwish");
+    std::string gated;
+    if (const Node* mul = gated_ ? GatedOf(g, uses, conv, control_outputs, &hs, &gated) : nullptr; mul != nullptr) {
+      fused["activation"] = gated;
       if (!(mul->output(0).shape == conv.output(0).shape) || mul->output(0).dtype != conv.output(0).dtype) continue;
       ASSIGN_OR_RETURN(const Node* replacement,
                        g.AddNode({.name = FreshName(g, conv.name() + "_" + std::string(kName)), .op = "ConvND",

@@ -4,11 +4,12 @@
 // the activation as attributes (activation = "Relu" | "Clip", clip_min, clip_max),
 // which the CPU kernel applies as a oneDNN post-op inside the convolution. The
 // values are exactly those of the unfused graph (both activations are exact).
-// With `hard_swish` (the CPU's kernel; the GPU's refuses it), a conv whose two uses
-// are Mul(conv, HardSigmoid(conv)) (either operand order) with HardSigmoid's alpha
-// 1/6 and beta 0.5 and no other use, MobileNetV3's hard-swish as opset 13 writes it,
-// becomes a ConvND with activation = "HardSwish" (oneDNN's, x * relu6(x + 3) / 6:
-// equal up to float rounding).
+// With `gated` (the CPU's kernel; the GPU's refuses them), a conv whose two uses are
+// Mul(conv, gate(conv)) (either operand order), the gate having no other use, becomes
+// a ConvND with the gated activation as a oneDNN post-op (equal up to float rounding):
+//   gate HardSigmoid with alpha 1/6, beta 0.5 (MobileNetV3's hard-swish as opset 13
+//   writes it): activation = "HardSwish", x * relu6(x + 3) / 6;
+//   gate Sigmoid (EfficientNet's SiLU): activation = "Swish", x * sigmoid(x).
 #ifndef GRAPHD_COMPILER_PASSES_CONV_ACTIVATION_FUSION_H_
 #define GRAPHD_COMPILER_PASSES_CONV_ACTIVATION_FUSION_H_
 
@@ -18,13 +19,13 @@ namespace graphd::compiler::passes {
 
 class ConvActivationFusion : public Pass {
  public:
-  explicit ConvActivationFusion(bool hard_swish = true) : hard_swish_(hard_swish) {}
+  explicit ConvActivationFusion(bool gated = true) : gated_(gated) {}
   static constexpr absl::string_view kName = "conv_activation_fusion";
   absl::string_view name() const override { return kName; }
   StatusOr<bool> Run(FunctionBody& body) const override;
 
  private:
-  bool hard_swish_;
+  bool gated_;
 };
 
 }  // namespace graphd::compiler::passes

@@ -43,7 +43,7 @@ TEST(ConvActivationFusionTest, FusesClipAndReluIntoTheirOnlyConv) {
   EXPECT_FALSE(RunPass(pass, body));
 }
 
-TEST(ConvActivationFusionTest, FusesHardSwishWrittenAsMulOfHardSigmoid) {
+TEST(ConvActivationFusionTest, FusesHardSwishAndSwishWrittenAsGatedMuls) {
   const AttrMap swish{{"alpha", 1.0f / 6}, {"beta", 0.5f}};
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 1, 4, 4}))
@@ -57,8 +57,15 @@ TEST(ConvActivationFusionTest, FusesHardSwishWrittenAsMulOfHardSigmoid) {
                           .Node("c3", "ConvND", {"s2", "w"})
                           .Node("h3", "HardSigmoid", {"c3"}, {{"alpha", 0.2f}, {"beta", 0.5f}})  // not hard-swish
                           .Node("s3", "Mul", {"c3", "h3"})
-                          .Return({"s3"});
-  EXPECT_FALSE(RunPass(ConvActivationFusion(/*hard_swish=*/false), body));
+                          .Node("c4", "ConvND", {"s3", "w"})
+                          .Node("g4", "Sigmoid", {"c4"})
+                          .Node("s4", "Mul", {"g4", "c4"})
+                          .Node("c5", "ConvND", {"s4", "w"})
+                          .Node("g5", "Sigmoid", {"c5"})
+                          .Node("s5", "Mul", {"c5", "g5"})
+                          .Node("n5", "Neg", {"g5"})  // the gate has another use
+                          .Return({"s5", "n5"});
+  EXPECT_FALSE(RunPass(ConvActivationFusion(/*gated=*/false), body));
   EXPECT_TRUE(RunPass(ConvActivationFusion(), body));
   EXPECT_EQ(Text(body),
             "x = Arg[dtype=float32, shape=[1,1,4,4]]() : float32[1,1,4,4]\n"
@@ -69,7 +76,12 @@ TEST(ConvActivationFusionTest, FusesHardSwishWrittenAsMulOfHardSigmoid) {
             "c3 = ConvND(c2_conv_activation_fusion, w) : float32[1,1,4,4]\n"
             "h3 = HardSigmoid[alpha=0.2, beta=0.5](c3) : float32[1,1,4,4]\n"
             "s3 = Mul(c3, h3) : float32[1,1,4,4]\n"
-            "return s3\n");
+            "c4_conv_activation_fusion = ConvND[activation=\"Swish\"](s3, w) : float32[1,1,4,4]\n"
+            "c5 = ConvND(c4_conv_activation_fusion, w) : float32[1,1,4,4]\n"
+            "g5 = Sigmoid(c5) : float32[1,1,4,4]\n"
+            "s5 = Mul(c5, g5) : float32[1,1,4,4]\n"
+            "n5 = Neg(g5) : float32[1,1,4,4]\n"
+            "return s5, n5\n");
 }
 
 TEST(ConvActivationFusionTest, LeavesSharedOrReturnedConvsAndOtherBounds) {

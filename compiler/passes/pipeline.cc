@@ -102,7 +102,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<LayerNormFusion>());
   passes.push_back(std::make_unique<BatchNormFolding>());
   passes.push_back(std::make_unique<ConvAddFusion>());
-  passes.push_back(std::make_unique<ConvActivationFusion>(/*hard_swish=*/options.cpu_fusions));
+  passes.push_back(std::make_unique<ConvActivationFusion>(/*gated=*/options.cpu_fusions));
   passes.push_back(std::make_unique<MatMulFusion>());
   passes.push_back(std::make_unique<ConvLayout>());
   passes.push_back(std::make_unique<ElementwiseFusion>(/*channel_operands=*/options.cpu_fusions));

@@ -1,9 +1,11 @@
 // The activation a fusion pass folds into a ConvND or MatMul (attrs `activation`:
-// "" | "Relu" | "Clip", with `clip_min`/`clip_max` | "HardSwish" (ConvND only); compiler/passes/
+// "" | "Relu" | "Clip", with `clip_min`/`clip_max` | "HardSwish" | "Swish" (ConvND only); compiler/passes/
 // conv_activation_fusion.h, matmul_fusion.h): parsed once per kernel, applied as a
 // oneDNN eltwise post-op or, on the kernels' own loops, per element.
 #ifndef GRAPHD_EXECUTOR_CPU_FUSED_ACTIVATION_H_
 #define GRAPHD_EXECUTOR_CPU_FUSED_ACTIVATION_H_
+
+#include <cmath>
 
 #include "core/graph/graph.h"
 #include "core/status.h"
@@ -12,7 +14,7 @@
 namespace graphd::executor::cpu {
 
 struct FusedActivation {
-  enum Kind { kNone, kRelu, kClip, kHardSwish } kind = kNone;
+  enum Kind { kNone, kRelu, kClip, kHardSwish, kSwish } kind = kNone;
   float lo = 0, hi = 0;
 
   // From `node`'s attrs; InvalidArgument naming the node for an unknown activation.
@@ -29,6 +31,7 @@ struct FusedActivation {
       const T r = v + T(3);
       return v * (r < T(0) ? T(0) : (r > T(6) ? T(6) : r)) / T(6);
     }
+    if (kind == kSwish) return v / (T(1) + std::exp(-v));
     return v;
   }
 };
