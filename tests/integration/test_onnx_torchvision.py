@@ -4,11 +4,13 @@ torch itself (issue 4: rtol 1e-3).
 
 Batch-norm statistics are randomised too (seeded), so no layer is an identity and
 the outputs are of order one; otherwise MobileNetV2's logits are ~1e-9 and a
-comparison would prove little. Inputs are 96x96 to keep the test quick; both
+comparison would prove little. Inputs are 96x96 to keep the test quick; the
 networks end in a global pool, so any size works.
 """
 
+import collections
 import io
+import re
 
 import numpy as np
 import pytest
@@ -16,11 +18,14 @@ import pytest
 import torch  # python3-torch and python3-torchvision: scripts/install-deps.sh
 import torchvision
 
+from onnx_helpers import onnx_pb2
+
 RTOL = 1e-3
 
 
 def exported(model_name):
-    """(ONNX bytes, eval-mode torch model) with seeded weights and BN statistics."""
+    """(ONNX bytes, eval-mode torch model) with seeded weights, BN statistics and
+    classifier weights of unit scale."""
     torch.manual_seed(0)
     model = getattr(torchvision.models, model_name)(weights=None)
     with torch.no_grad():
@@ -30,6 +35,9 @@ def exported(model_name):
                 m.running_var.uniform_(0.5, 1.5)
                 m.weight.uniform_(0.5, 1.5)
                 m.bias.uniform_(-0.2, 0.2)
+            if isinstance(m, torch.nn.Linear):  # MobileNetV3 starts its classifier at std 0.01
+                m.weight.normal_(0, m.in_features ** -0.5)
+                m.bias.uniform_(-0.1, 0.1)
     model.eval()
     buf = io.BytesIO()
     torch.onnx.export(model, torch.zeros(1, 3, 96, 96), buf, input_names=["image"], output_names=["logits"],
@@ -37,7 +45,22 @@ def exported(model_name):
     return buf.getvalue(), model
 
 
-@pytest.mark.parametrize("model_name", ["resnet18", "mobilenet_v2"])
+# MobileNetV3 (hard-swish fused into its convolutions), EfficientNet (SiLU likewise)
+# and DenseNet (batch norms after concats, fused per channel) test the CPU fusions.
+# The op each fusion removes: hard-swish gates, SiLU gates (both folded into convs),
+# batch norms' Sub (fused per channel after concats; the rest fold into convs).
+FUSED_AWAY = {"mobilenet_v3_small": "HardSigmoid", "efficientnet_b0": "Sigmoid", "densenet121": "Sub"}
+
+
+def op_counts(model_bytes, dot):
+    model = onnx_pb2().ModelProto.FromString(model_bytes)
+    onnx_ops = collections.Counter(n.op_type for n in model.graph.node)
+    graphd_ops = collections.Counter(re.findall(r'label="[^"\\]*\\n([A-Za-z0-9_]+)\\n', dot))
+    return onnx_ops, graphd_ops
+
+
+@pytest.mark.parametrize("model_name", ["resnet18", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0",
+                                        "densenet121"])
 def test_torchvision_model_matches_torch(client, model_name):
     model_bytes, model = exported(model_name)
     fn = client.load_onnx(model_bytes, name=model_name)
@@ -53,3 +76,8 @@ def test_torchvision_model_matches_torch(client, model_name):
         assert scale > 0.1, "reference logits are too small to compare (%g)" % scale
         # rtol 1e-3, with an absolute floor of 1e-4 of the logits' scale for values near 0.
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=1e-4 * scale)
+    if model_name in FUSED_AWAY:
+        op = FUSED_AWAY[model_name]
+        onnx_ops, graphd_ops = op_counts(model_bytes, fn.to_dot())
+        sub_or_bn = onnx_ops[op] + (onnx_ops["BatchNormalization"] if op == "Sub" else 0)
+        assert graphd_ops[op] < sub_or_bn / 2, (op, graphd_ops[op], sub_or_bn)
