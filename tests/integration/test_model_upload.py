@@ -82,7 +82,8 @@ def test_model_larger_than_the_message_limit_loads_from_bytes_and_path(start_ser
 def test_streamed_and_unary_loads_of_the_same_bytes_share_one_parse(target):
     model, w, b = dense_model(64, 48, seed=2)  # one chunk
     x = np.ones((1, 64), np.float32)
-    with graphd.connect(target) as first, graphd.connect(target) as second:
+    # CPU sessions in every run: a GPU session owns its functions and parsed models.
+    with graphd.connect(target, device="cpu") as first, graphd.connect(target, device="cpu") as second:
         first.connection.session("LoadGraph", header(first, name="d", onnx_model=model))
         hits = second.server_info().function_cache.hits
         fn = second.load_onnx(model, name="d")  # streamed: the parse is the first session's
