@@ -36,6 +36,27 @@ TEST(ConvAddFusionTest, FusesTheResidualAddIntoItsConv) {
   EXPECT_FALSE(RunPass(pass, body));
 }
 
+TEST(ConvAddFusionTest, ChainsOfResidualBlocksReadAnEarlierFusedConv) {
+  // EfficientNet's and MobileNetV3's `block(x) + x`: a2's second operand becomes the
+  // conv fused for a1 during the same run, a node the pass's use counts predate.
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 2, 4, 4}))
+                          .Arg("w", DType::kFloat32, Dims({2, 2, 1, 1}))
+                          .Node("c1", "ConvND", {"x", "w"})
+                          .Node("a1", "Add", {"c1", "x"})
+                          .Node("c2", "ConvND", {"a1", "w"})
+                          .Node("a2", "Add", {"c2", "a1"})
+                          .Return({"a2"});
+  EXPECT_TRUE(RunPass(ConvAddFusion(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,2,4,4]]() : float32[1,2,4,4]\n"
+            "w = Arg[dtype=float32, shape=[2,2,1,1]]() : float32[2,2,1,1]\n"
+            "c1_conv_add_fusion = ConvND[residual=true](x, w, x) : float32[1,2,4,4]\n"
+            "c2_conv_add_fusion = ConvND[residual=true](c1_conv_add_fusion, w, c1_conv_add_fusion) : "
+            "float32[1,2,4,4]\n"
+            "return c2_conv_add_fusion\n");
+}
+
 TEST(ConvAddFusionTest, LeavesSharedActivatedBroadcastAndUnknownShapes) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 2, 4, 4}))

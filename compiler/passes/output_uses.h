@@ -15,11 +15,18 @@ class OutputUses {
  public:
   explicit OutputUses(const FunctionBody& body);
 
-  int count(const Node& node) const { return count_[node.id()]; }
+  // A node added after the snapshot (a pass's own replacement, which a later node may
+  // now read) counts as used more than once: nothing folds it.
+  int count(const Node& node) const { return Known(node) ? count_[node.id()] : kUnknownUses; }
   // The one node reading `node`'s output 0, when it has exactly one use.
-  const Node* OnlyUser(const Node& node) const { return count_[node.id()] == 1 ? only_user_[node.id()] : nullptr; }
+  const Node* OnlyUser(const Node& node) const {
+    return Known(node) && count_[node.id()] == 1 ? only_user_[node.id()] : nullptr;
+  }
 
  private:
+  static constexpr int kUnknownUses = 1 << 30;
+  bool Known(const Node& node) const { return node.id() >= 0 && static_cast<size_t>(node.id()) < count_.size(); }
+
   std::vector<int> count_;              // by node id
   std::vector<const Node*> only_user_;  // the last user seen; meaningful when count == 1
 };
