@@ -4,7 +4,7 @@
 //
 // PooledCall is the call's state and what its work sees (token, tenant, meters);
 // Start makes the unary reactor. Reactors of other kinds (a client-streaming upload:
-// upload_call.h) derive from it too: they Admit the call, Schedule its work when
+// model_upload.h) derive from it too: they Admit the call, Schedule its work when
 // their messages are in, and turn Done()/SendFinish into their gRPC reactions.
 //
 // Quick calls skip the hand-off to a worker (a thread wake-up of tens of
