@@ -171,13 +171,7 @@ def main():
             fmt(r["ort_ms"], ".3f"), fmt(r["torch_ms"], ".3f"), fmt(r["execute_over_ort"], ".2f"),
             fmt(r["e2e_over_ort"], ".2f"), fmt(r["e2e_over_torch"], ".2f"),
             {True: "yes", False: "NO", None: "n/a"}[r["outputs_agree"]]))
-    path = os.path.join(out, "models.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(table[0].keys()) + ["echo_p50_ms"])
-        w.writeheader()
-        for r in table:
-            w.writerow(dict(r, echo_p50_ms=echo / 1000 if echo else None))
-    print("CSV: %s" % path)
+    write_csv(os.path.join(out, "models.csv"), table, echo)
 
     if not args.no_memory and os.path.exists(model_bench):
         mem = json_lines(run("graphd memory", [model_bench, "--memory", "--models", models_dir], timeout=600))
@@ -196,6 +190,16 @@ def main():
                 w.writerow({k: v for k, v in r.items() if k != "memory"})
             print("CSV: %s" % path)
     return finish(started)
+
+
+def write_csv(path, table, echo_us):
+    """One row per table entry, each with the gRPC echo p50 (ms) of the run."""
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(table[0].keys()) + ["echo_p50_ms"])
+        w.writeheader()
+        for r in table:
+            w.writerow(dict(r, echo_p50_ms=echo_us / 1000 if echo_us else None))
+    print("CSV: %s" % path)
 
 
 def finish(started):

@@ -24,7 +24,6 @@ status 1.
 """
 
 import argparse
-import csv
 import math
 import os
 import sys
@@ -175,13 +174,7 @@ def main():
             print("\n%s: graphd time by op type (%% of the summed node time, top 8)" % r["model"])
             for p in r["profile"][:8]:
                 print("  %-28s %6.1f%% %9.3f ms %5d nodes" % (p["op"], p["percent"], p["us"] / 1000, p["nodes"]))
-    path = os.path.join(out, "zoo.csv")
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(table[0].keys()) + ["echo_p50_ms"])
-        w.writeheader()
-        for r in table:
-            w.writerow(dict(r, echo_p50_ms=echo / 1000 if echo else None))
-    print("CSV: %s" % path)
+    run_models.write_csv(os.path.join(out, "zoo.csv"), table, echo)
     return run_models.finish(started)
 
 

@@ -148,6 +148,7 @@ class FusedElementwiseKernel : public OpKernel {
     if (n == 0) return absl::OkStatus();
     Inputs in;
     in.src.resize(num_inputs);
+    in.channel_of.assign(num_inputs, -1);
     for (int i = 0; i < num_inputs; ++i) {
       const Tensor& t = ctx.input(i);
       if (t.shape().rank() == 0) {
@@ -156,7 +157,8 @@ class FusedElementwiseKernel : public OpKernel {
         in.src[i].p = t.data<float>();
       } else {  // checked by OutputShape
         const ops::ChannelBroadcast b = *ops::ChannelBroadcastOf(t.shape().dims(), shape.dims());
-        in.channels.push_back({.input = i, .data = t.data<float>(), .channels = b.channels, .inner = b.inner});
+        in.channel_of[i] = static_cast<int>(in.channels.size());
+        in.channels.push_back({.data = t.data<float>(), .channels = b.channels, .inner = b.inner});
       }
     }
     const int slots = num_slots_ + static_cast<int>(in.channels.size());
@@ -185,13 +187,13 @@ class FusedElementwiseKernel : public OpKernel {
   // An input broadcast per channel (ops::ChannelBroadcastOf): each block gets its
   // values spread into a scratch slot of its own.
   struct Channel {
-    int input;
     const float* data;
     int64_t channels, inner;
   };
   struct Inputs {
-    std::vector<Src> src;  // channel inputs' entries are set per block
+    std::vector<Src> src;         // scalars and full-shape inputs
     std::vector<Channel> channels;
+    std::vector<int> channel_of;  // by input: its index in `channels`, or -1
   };
 
   // The output's shape: that of the inputs of rank > 0 when they share one, else their
@@ -251,19 +253,13 @@ class FusedElementwiseKernel : public OpKernel {
 
   void RunBlock(const Inputs& inputs, int64_t start, int64_t m, float* out, Scratch& scratch) const {
     const int n = static_cast<int>(program_.instrs.size());
-    std::vector<Src> spread;  // the channel inputs' values for this block, by input
-    if (!inputs.channels.empty()) {
-      spread.resize(inputs.src.size());
-      for (size_t k = 0; k < inputs.channels.size(); ++k) {
-        float* d = scratch.slot(num_slots_ + static_cast<int>(k));
-        Spread(inputs.channels[k], start, m, d);
-        spread[inputs.channels[k].input].p = d;
-      }
+    for (size_t k = 0; k < inputs.channels.size(); ++k) {
+      Spread(inputs.channels[k], start, m, scratch.slot(num_slots_ + static_cast<int>(k)));
     }
     auto operand = [&](const EwOperand& o) -> Src {
       switch (o.kind) {
         case EwOperand::Kind::kInput: {
-          if (!spread.empty() && spread[o.index].p != nullptr) return spread[o.index];
+          if (const int k = inputs.channel_of[o.index]; k >= 0) return Src{.p = scratch.slot(num_slots_ + k)};
           const Src& s = inputs.src[o.index];
           return s.p == nullptr ? s : Src{.p = s.p + start};
         }

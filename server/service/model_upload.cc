@@ -1,6 +1,7 @@
 #include "server/service/model_upload.h"
 
 #include "absl/strings/str_cat.h"
+#include "server/audit_log.h"
 
 namespace graphd::server {
 
@@ -47,7 +48,7 @@ void ModelUpload::OnReadDone(bool ok) {
     }
     return;
   }
-  add_request_bytes(static_cast<int64_t>(chunk_.ByteSizeLong()));
+  if (AuditLogEnabled()) add_request_bytes(static_cast<int64_t>(chunk_.ByteSizeLong()));
   Status status = !started_ ? Begin()
                   : chunk_.has_header() || chunk_.total_bytes() != 0
                       ? errors::InvalidArgument("LoadGraphStream: only the first message carries header and total_bytes")

@@ -127,6 +127,19 @@ TEST(MatMulFusedTest, LargeProductsWithPackedWeightsMatchTheReference) {
   Check<float>(256, 130, {1, 16, 300}, Fused{.tb = true, .bias = true, .activation = "Relu"}, true, 1e-3);
 }
 
+// The plan of a * w^T with w a Const (constant_weights), built in `g` (which the plan
+// refers to): `a` is [?, w's columns].
+StatusOr<std::unique_ptr<const Plan>> ConstantWeightsPlan(Graph& g, const Tensor& w) {
+  const Node* a = AddPlaceholder(g, "a", DType::kFloat32, PartialShape(std::vector<int64_t>{-1, w.shape().dim(1)}));
+  const Node* b = *g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", w}}});
+  RETURN_IF_ERROR(g.AddNode({.name = "mm", .op = "MatMul", .inputs = {{a, 0}, {b, 0}},
+                             .attrs = {{"transpose_b", true}, {"constant_weights", true}}})
+                      .status());
+  const std::vector<std::string> feeds{"a"}, fetches{"mm"}, targets;
+  ASSIGN_OR_RETURN(auto spec, compiler::Prune(g, feeds, fetches, targets));
+  return Plan::Build(spec, Device());
+}
+
 TEST(MatMulFusedTest, OneRowAgainstLargeConstantWeightsMatchesTheReference) {
   // k x n of 1M elements and more: one row runs gemv.h's loops over the weights as
   // they are (OpenMP column blocks from 8M elements, else halves on the helper thread),
@@ -146,15 +159,7 @@ TEST(MatMulFusedTest, OneRowAgainstLargeConstantWeightsPacksNothing) {
   std::mt19937 rng(7);
   Tensor w = Random<float>(Shape({1024, 1030}), rng);
   Graph g;
-  const Node* a = AddPlaceholder(g, "a", DType::kFloat32, PartialShape(std::vector<int64_t>{-1, 1030}));
-  const Node* b = *g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", w}}});
-  ASSERT_TRUE(g.AddNode({.name = "mm", .op = "MatMul", .inputs = {{a, 0}, {b, 0}},
-                         .attrs = {{"transpose_b", true}, {"constant_weights", true}}})
-                  .ok());
-  const std::vector<std::string> feeds{"a"}, fetches{"mm"}, targets;
-  auto spec = compiler::Prune(g, feeds, fetches, targets);
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  auto plan = Plan::Build(*spec, Device());
+  auto plan = ConstantWeightsPlan(g, w);
   ASSERT_TRUE(plan.ok()) << plan.status();
   Tensor av = Random<float>(Shape({1, 1030}), rng);
   CancellationToken token;
@@ -169,15 +174,7 @@ TEST(MatMulFusedTest, ConstantWeightsArePackedOnceWhileThePlanLives) {
   std::mt19937 rng(5);
   Tensor w = Random<float>(Shape({64, 32}), rng);
   Graph g;
-  const Node* a = AddPlaceholder(g, "a", DType::kFloat32, PartialShape(std::vector<int64_t>{-1, 32}));
-  const Node* b = *g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", w}}});
-  ASSERT_TRUE(g.AddNode({.name = "mm", .op = "MatMul", .inputs = {{a, 0}, {b, 0}},
-                         .attrs = {{"transpose_b", true}, {"constant_weights", true}}})
-                  .ok());
-  const std::vector<std::string> feeds{"a"}, fetches{"mm"}, targets;
-  auto spec = compiler::Prune(g, feeds, fetches, targets);
-  ASSERT_TRUE(spec.ok()) << spec.status();
-  auto plan = Plan::Build(*spec, Device());
+  auto plan = ConstantWeightsPlan(g, w);
   ASSERT_TRUE(plan.ok()) << plan.status();
   for (int64_t m : {2, 2, 5}) {
     Tensor av = Random<float>(Shape({m, 32}), rng);
