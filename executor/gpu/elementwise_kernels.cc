@@ -127,19 +127,26 @@ bool OutputType(const Node& node, ElemType* type) {
 }  // namespace
 
 void RegisterGpuElementwiseKernels(GpuKernelTable& table, const std::shared_ptr<GpuRuntime>& runtime) {
-  const std::pair<const char*, BinaryKind> binary[] = {{"Add", BinaryKind::kAdd},     {"Sub", BinaryKind::kSub},
-                                                       {"Mul", BinaryKind::kMul},     {"Div", BinaryKind::kDiv},
-                                                       {"Maximum", BinaryKind::kMax}, {"Minimum", BinaryKind::kMin}};
+  // Integer Div stays on the CPU, whose kernel reports a zero divisor and the one
+  // overflowing quotient (lowest / -1) as errors; the GPU's division would return
+  // whatever the hardware gives for them, silently.
+  const std::pair<const char*, BinaryKind> binary[] = {{"Add", BinaryKind::kAdd},
+                                                       {"Sub", BinaryKind::kSub},
+                                                       {"Mul", BinaryKind::kMul},
+                                                       {"Maximum", BinaryKind::kMax},
+                                                       {"Minimum", BinaryKind::kMin}};
   auto binary_accept = [](const Node& node) {
     const DType d = node.output(0).dtype;
     return KnownSmallRanks(node) && InputDType(node, 0) == d && InputDType(node, 1) == d;
   };
-  table.Add(
-      "Pow", {DType::kFloat32},
-      [runtime](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
-        return std::unique_ptr<OpKernel>(new BinaryKernel(runtime, BinaryKind::kPow, ElemType::kFloat32));
-      },
-      binary_accept);
+  for (const auto& [op, kind] : {std::pair{"Pow", BinaryKind::kPow}, std::pair{"Div", BinaryKind::kDiv}}) {
+    table.Add(
+        op, {DType::kFloat32},
+        [runtime, kind = kind](const Node& node) -> StatusOr<std::unique_ptr<OpKernel>> {
+          return std::unique_ptr<OpKernel>(new BinaryKernel(runtime, kind, ElemType::kFloat32));
+        },
+        binary_accept);
+  }
   for (const auto& [op, kind] : binary) {
     table.Add(
         op, {DType::kFloat32, DType::kInt32, DType::kInt64},

@@ -1,5 +1,8 @@
 """Helpers for the integration tests: raw protos and raw RPCs."""
 
+import inspect
+import io
+
 import numpy as np
 
 import graphd.v1 as tf
@@ -74,3 +77,16 @@ def chain_feeds(x, w, size=1000, seed=0):
     rng = np.random.default_rng(seed)
     xv = rng.standard_normal((size, size)).astype(np.float32)
     return {x: xv, w: np.eye(size, dtype=np.float32)}, xv
+
+
+def torch_onnx_bytes(model, example, **kwargs):
+    """``torch.onnx.export(model, example, **kwargs)`` into bytes, by the TorchScript
+    exporter, which writes the ``opset_version`` asked for. From torch 2.9 the default
+    is the dynamo exporter, which writes opset 18 and refuses dynamic axes that tracing
+    saw fixed; Debian's torch has no ``dynamo`` parameter."""
+    import torch
+    if "dynamo" in inspect.signature(torch.onnx.export).parameters:
+        kwargs["dynamo"] = False
+    buf = io.BytesIO()
+    torch.onnx.export(model, example, buf, **kwargs)
+    return buf.getvalue()

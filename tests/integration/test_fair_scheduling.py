@@ -39,7 +39,8 @@ def _p90(values):
 
 def _measure(server, b_calls):
     """B's short-call latencies while A keeps 16 long calls in flight; and one long call alone."""
-    clients = [graphd.connect(server.target, token="token-a") for _ in range(16)]
+    # CPU sessions in every run: the test is of the server's queues (--cpu-threads 2).
+    clients = [graphd.connect(server.target, token="token-a", device="cpu") for _ in range(16)]
     modules = [c.load_module(SOURCE) for c in clients]
     n = np.int32(250_000)
     modules[0].long(n)
@@ -59,7 +60,7 @@ def _measure(server, b_calls):
         t.start()
     time.sleep(2 * long_s)  # A's queue fills
     latencies = []
-    with graphd.connect(server.target, token="token-b") as b:
+    with graphd.connect(server.target, token="token-b", device="cpu") as b:
         mb = b.load_module(SOURCE)
         for _ in range(b_calls):
             t0 = time.monotonic()

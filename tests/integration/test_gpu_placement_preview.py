@@ -9,7 +9,6 @@ up and the logits coming down. The results must equal a CPU session's (the fake 
 CPU kernels, on the GPU sessions' graph).
 """
 
-import io
 import os
 
 import numpy as np
@@ -17,16 +16,17 @@ import pytest
 
 import graphd
 
+import it_helpers as h
+
 
 def exported(model_name):
     torch = pytest.importorskip("torch")
     torchvision = pytest.importorskip("torchvision")
     torch.manual_seed(0)
     model = getattr(torchvision.models, model_name)(weights=None).eval()
-    buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(1, 3, 64, 64), buf, input_names=["image"], output_names=["logits"],
-                      opset_version=13, dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
-    return buf.getvalue()
+    data = h.torch_onnx_bytes(model, torch.zeros(1, 3, 64, 64), input_names=["image"], output_names=["logits"],
+                              opset_version=13, dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    return data
 
 
 def preview_server(start_server):

@@ -16,8 +16,6 @@ idle baseline (taken after the first GPU session closed: the CUDA context and th
 libraries' handles stay).
 """
 
-import inspect
-import io
 import shutil
 import subprocess
 import time
@@ -27,6 +25,8 @@ import pytest
 
 import graphd
 import graphd.v1 as tf
+
+import it_helpers as h
 
 SOURCE = '''
 import tensorflow as tf
@@ -137,12 +137,9 @@ def resnet18_onnx():
     torchvision = pytest.importorskip("torchvision")
     torch.manual_seed(0)
     model = torchvision.models.resnet18(weights=None).eval()
-    buf = io.BytesIO()
-    # torch >= 2.9 defaults to the dynamo exporter; the TorchScript one keeps opset 13 as asked.
-    legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
-    torch.onnx.export(model, torch.zeros(1, 3, 64, 64), buf, input_names=["image"], output_names=["logits"],
-                      opset_version=13, dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}}, **legacy)
-    return buf.getvalue()
+    data = h.torch_onnx_bytes(model, torch.zeros(1, 3, 64, 64), input_names=["image"], output_names=["logits"],
+                              opset_version=13, dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    return data
 
 
 def gpu_memory_mib(pid):

@@ -4,12 +4,12 @@ and never committed) give the same outputs through graphd as through torch: RNN
 time- and batch-major, with dynamic batch and sequence lengths.
 """
 
-import io
-
 import numpy as np
 import pytest
 
 import torch  # python3-torch: scripts/install-deps.sh
+
+import it_helpers as h
 
 RTOL = 1e-3
 
@@ -32,12 +32,11 @@ def test_torch_recurrent_stack_matches_torch(client, kind, bidirectional, batch_
     torch.manual_seed(0)
     model = Stack(kind, bidirectional, batch_first).eval()
     seq_axis, batch_axis = (1, 0) if batch_first else (0, 1)
-    buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(4, 2, 3) if not batch_first else torch.zeros(2, 4, 3), buf,
-                      input_names=["x"], output_names=["y", "h"], opset_version=14,
-                      dynamic_axes={"x": {seq_axis: "seq", batch_axis: "batch"},
-                                    "y": {seq_axis: "seq", batch_axis: "batch"}, "h": {1: "batch"}})
-    fn = client.load_onnx(buf.getvalue(), name="rnn")
+    data = h.torch_onnx_bytes(model, torch.zeros(4, 2, 3) if not batch_first else torch.zeros(2, 4, 3),
+                              input_names=["x"], output_names=["y", "h"], opset_version=14,
+                              dynamic_axes={"x": {seq_axis: "seq", batch_axis: "batch"},
+                                            "y": {seq_axis: "seq", batch_axis: "batch"}, "h": {1: "batch"}})
+    fn = client.load_onnx(data, name="rnn")
     rng = np.random.default_rng(1)
     for seq, batch in ((6, 3), (1, 1)):
         shape = (batch, seq, 3) if batch_first else (seq, batch, 3)

@@ -5,7 +5,6 @@ nodes and the erf GELU one fused elementwise loop (the concrete function's DOT s
 which), and a GPU session (where layernorm_fusion is left out) gives the same values.
 """
 
-import io
 import os
 
 import numpy as np
@@ -13,6 +12,8 @@ import pytest
 
 import graphd
 import torch  # python3-torch: scripts/install-deps.sh
+
+import it_helpers as h
 
 
 class Block(torch.nn.Module):
@@ -38,10 +39,9 @@ class Block(torch.nn.Module):
 
 
 def export(model, shape):
-    buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(shape), buf, input_names=["x"], output_names=["y", "img"],
-                      opset_version=13, dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}, "img": {0: "batch"}})
-    return buf.getvalue()
+    data = h.torch_onnx_bytes(model, torch.zeros(shape), input_names=["x"], output_names=["y", "img"],
+                              opset_version=13, dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}, "img": {0: "batch"}})
+    return data
 
 
 @pytest.fixture(scope="module")

@@ -9,7 +9,6 @@ networks end in a global pool, so any size works.
 """
 
 import collections
-import io
 import re
 
 import numpy as np
@@ -20,6 +19,8 @@ import torch  # python3-torch and python3-torchvision: scripts/install-deps.sh
 import torchvision
 
 from onnx_helpers import onnx_pb2
+
+import it_helpers as h
 
 RTOL = 1e-3
 
@@ -40,10 +41,9 @@ def exported(model_name):
                 m.weight.normal_(0, m.in_features ** -0.5)
                 m.bias.uniform_(-0.1, 0.1)
     model.eval()
-    buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(1, 3, 96, 96), buf, input_names=["image"], output_names=["logits"],
-                      opset_version=13, dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
-    return buf.getvalue(), model
+    data = h.torch_onnx_bytes(model, torch.zeros(1, 3, 96, 96), input_names=["image"], output_names=["logits"],
+                              opset_version=13, dynamic_axes={"image": {0: "batch"}, "logits": {0: "batch"}})
+    return data, model
 
 
 # MobileNetV3 (hard-swish fused into its convolutions), EfficientNet (SiLU likewise)

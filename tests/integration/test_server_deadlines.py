@@ -11,14 +11,17 @@ from graphd import _tensor
 
 import it_helpers as h
 
-CHAIN = 300  # 300 chained 1000x1000 MatMuls: far more than 0.3 s of work
+CHAIN = 300  # 300 chained 1000x1000 MatMuls: far more than 0.3 s of work on a CPU
+# The sessions are CPU sessions in every run: a GPU finishes the chain well inside the
+# timeouts, and what is tested here is the server's deadline, not a device.
+DEVICE = "cpu"
 
 
 def test_run_timeout(target):
     x, w, y = h.matmul_chain(CHAIN)
     small = tf.constant([1.0, 2.0], name="small") * 3.0
     feeds, _ = h.chain_feeds(x, w)
-    with tf.Session(target) as sess:
+    with tf.Session(target, device=DEVICE) as sess:
         np.testing.assert_array_equal(sess.run(small), np.float32([3, 6]))
         start = time.monotonic()
         with pytest.raises(tf.errors.DeadlineExceededError):
@@ -34,7 +37,7 @@ def test_server_enforces_run_options_timeout(target):
     x, w, y = h.matmul_chain(CHAIN)
     small = tf.constant(5.0, name="small") + 1.0
     feeds, _ = h.chain_feeds(x, w)
-    with tf.Session(target) as sess:
+    with tf.Session(target, device=DEVICE) as sess:
         raw_feeds = [(t.name, _tensor.make_tensor_proto(v)) for t, v in feeds.items()]
         start = time.monotonic()
         with pytest.raises(tf.errors.DeadlineExceededError) as info:
@@ -50,7 +53,7 @@ def test_config_operation_timeout(target):
     x, w, y = h.matmul_chain(CHAIN)
     feeds, _ = h.chain_feeds(x, w)
     config = tf.ConfigProto(operation_timeout_in_ms=300)
-    with tf.Session(target, config=config) as sess:
+    with tf.Session(target, config=config, device=DEVICE) as sess:
         start = time.monotonic()
         with pytest.raises(tf.errors.DeadlineExceededError):
             sess.run(y, feeds)

@@ -13,8 +13,6 @@ Clients are built from the KServe v2 stubs only.
 """
 
 import concurrent.futures
-import inspect
-import io
 import os
 import re
 
@@ -26,6 +24,8 @@ import torch
 import graphd
 from graphd.kserve import grpc_service_pb2 as pb
 from graphd.kserve import grpc_service_pb2_grpc as pb_grpc
+
+import it_helpers as h
 
 REAL_GPU = os.environ.get("GRAPHD_DEVICE") == "gpu" and not os.environ.get("GRAPHD_TEST_FAKE_GPU")
 
@@ -39,12 +39,9 @@ output [ { name: "y" data_type: TYPE_FP32 dims: [ 4 ] } ]
 def _mlp():
     torch.manual_seed(3)
     model = torch.nn.Sequential(torch.nn.Linear(8, 32), torch.nn.ReLU(), torch.nn.Linear(32, 4)).eval()
-    buf = io.BytesIO()
-    # torch >= 2.9 defaults to the dynamo exporter; the TorchScript one keeps opset 13 as asked.
-    legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
-    torch.onnx.export(model, torch.zeros(1, 8), buf, input_names=["x"], output_names=["y"], opset_version=13,
-                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}}, **legacy)
-    return buf.getvalue(), model
+    data = h.torch_onnx_bytes(model, torch.zeros(1, 8), input_names=["x"], output_names=["y"], opset_version=13,
+                              dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    return data, model
 
 
 def _add_model(root, name, onnx_bytes, extra=""):

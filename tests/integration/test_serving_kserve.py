@@ -8,7 +8,6 @@ torch's (or numpy's), with typed and with raw contents. Every bad request gets i
 code and a message naming what is wrong, and the server keeps serving.
 """
 
-import io
 import os
 import shutil
 import struct
@@ -23,6 +22,8 @@ from conftest import rss_kib
 from graphd.kserve import grpc_service_pb2 as pb
 from graphd.kserve import grpc_service_pb2_grpc as pb_grpc
 from test_onnx_torchvision import exported
+
+import it_helpers as h
 
 MLP_CONFIG = """
 name: "mlp"
@@ -60,10 +61,9 @@ output [ { name: "y" data_type: TYPE_FP32 dims: [ -1 ] } ]
 def _mlp():
     torch.manual_seed(1)
     model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
-    buf = io.BytesIO()
-    torch.onnx.export(model, torch.zeros(1, 8), buf, input_names=["x"], output_names=["y"], opset_version=13,
-                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
-    return buf.getvalue(), model
+    data = h.torch_onnx_bytes(model, torch.zeros(1, 8), input_names=["x"], output_names=["y"], opset_version=13,
+                              dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    return data, model
 
 
 def _graphdef():

@@ -17,6 +17,8 @@ from test_onnx_torchvision import exported
 from conftest import rss_kib
 from test_serving_kserve import _mlp, _output, _raw_request, _write
 
+import it_helpers as h
+
 
 def _publish(root, name, version, data):
     """Writes version `version` atomically: the poller never sees half a file."""
@@ -39,10 +41,8 @@ def test_new_version_switches_without_failures(tmp_path, start_server):
     v1_bytes, v1 = _mlp()
     torch.manual_seed(2)
     v2 = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4)).eval()
-    import io
-    buf = io.BytesIO()
-    torch.onnx.export(v2, torch.zeros(1, 8), buf, input_names=["x"], output_names=["y"], opset_version=13,
-                      dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
+    data = h.torch_onnx_bytes(v2, torch.zeros(1, 8), input_names=["x"], output_names=["y"], opset_version=13,
+                              dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}})
     os.makedirs(os.path.join(root, "mlp"))
     _publish(root, "mlp", 1, v1_bytes)
     server = start_server("--model-repository", root, "--model-control-mode", "poll", "--repository-poll-seconds", "1")
@@ -70,7 +70,7 @@ def test_new_version_switches_without_failures(tmp_path, start_server):
         t.start()
     try:
         assert _wait_for(lambda: counts[0] >= 20)
-        _publish(root, "mlp", 2, buf.getvalue())
+        _publish(root, "mlp", 2, data)
         assert _wait_for(lambda: "2" in seen), "version 2 never answered"
         before = counts[0]
         assert _wait_for(lambda: counts[0] >= before + 20)

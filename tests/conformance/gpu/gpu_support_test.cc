@@ -40,7 +40,11 @@ constexpr DType kF = DType::kFloat32;
 
 TEST_F(GpuSupportTest, Elementwise) {
   EXPECT_TRUE(Supports("Add", {{kF, P({2, 3})}, {kF, P({3})}}));
-  EXPECT_TRUE(Supports("Div", {{DType::kInt64, P({2})}, {DType::kInt64, P({2})}}));
+  EXPECT_TRUE(Supports("Div", {{kF, P({2})}, {kF, P({2})}}));
+  // Integer division stays on the CPU, which reports zero divisors and lowest / -1.
+  EXPECT_FALSE(Supports("Div", {{DType::kInt64, P({2})}, {DType::kInt64, P({2})}}));
+  EXPECT_FALSE(Supports("Div", {{DType::kInt32, P({2})}, {DType::kInt32, P({2})}}));
+  EXPECT_TRUE(Supports("Sub", {{DType::kInt64, P({2})}, {DType::kInt64, P({2})}}));
   EXPECT_FALSE(Supports("Add", {{DType::kFloat64, P({2})}, {DType::kFloat64, P({2})}}));
   EXPECT_FALSE(Supports("Add", {{kF, PartialShape::UnknownRank()}, {kF, P({2})}}));
   EXPECT_FALSE(Supports("Add", {{kF, P({1, 1, 1, 1, 1, 1, 1, 1, 2})}, {kF, P({2})}}));  // rank 9
