@@ -1,7 +1,8 @@
 // CPU kernel micro-benchmarks through the real planner and executor: one node graphs
 // (MatMul, a dense layer with constant weights, Add/Sub with broadcasting, Relu,
-// Softmax, Sum) at a few sizes, and a chain of five elementwise ops unfused (five
-// nodes) and fused (one FusedElementwise node, as the elementwise_fusion pass writes it).
+// Softmax, Sum) at a few sizes, a chain of five elementwise ops unfused (five nodes)
+// and fused (one FusedElementwise node, as the elementwise_fusion pass writes it), and
+// an LSTM layer.
 #include <benchmark/benchmark.h>
 
 #include "compiler/passes/prune.h"
@@ -144,6 +145,39 @@ void BM_ElementwiseChainTanh(benchmark::State& state) { ElementwiseChain(state, 
 BENCHMARK(BM_ElementwiseChainTanh)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}})->Unit(benchmark::kMicrosecond);
 void BM_ElementwiseChainCheap(benchmark::State& state) { ElementwiseChain(state, true); }
 BENCHMARK(BM_ElementwiseChainCheap)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}})->Unit(benchmark::kMicrosecond);
+
+// One LSTM layer of the zoo's model (bench/models/export_models.py: hidden 256, 32
+// steps; batch 1, and 16): input width 64 (its first layer) or 256 (its second). W, R
+// and B constants, states fed, as torch exports them; sequence_lens and peepholes absent.
+void BM_Lstm(benchmark::State& state) {
+  const int64_t in = state.range(0), h = 256, steps = 32, batch = state.range(1);
+  Graph g;
+  std::vector<OutputRef> inputs;
+  std::vector<std::string> feed_names;
+  std::vector<Tensor> feeds;
+  const std::vector<Shape> shapes = {Shape({steps, batch, in}), Shape({1, 4 * h, in}), Shape({1, 4 * h, h}),
+                                     Shape({1, 8 * h}),         Shape({0}),              Shape({1, batch, h}),
+                                     Shape({1, batch, h}),      Shape({0})};
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    std::string name = "in" + std::to_string(i);
+    const DType dtype = i == 4 ? DType::kInt32 : DType::kFloat32;  // sequence_lens
+    Tensor value = i == 4 ? Tensor::Allocate(dtype, shapes[i]).value() : Filled(shapes[i], i == 0 ? 0.5f : 0.01f);
+    if (i >= 1 && i <= 3) {  // W, R, B: a model's weights, constants
+      inputs.push_back({g.AddNode({.name = name, .op = "Const", .attrs = {{"dtype", dtype}, {"value", value}}}).value(),
+                        0});
+      continue;
+    }
+    inputs.push_back({g.AddNode({.name = name, .op = "Placeholder",
+                                 .attrs = {{"dtype", dtype}, {"shape", PartialShape(shapes[i])}}})
+                          .value(),
+                      0});
+    feed_names.push_back(name);
+    feeds.push_back(value);
+  }
+  g.AddNode({.name = "out", .op = "LSTM", .inputs = inputs, .attrs = {{"hidden_size", h}}}).value();
+  RunGraph(state, g, feed_names, feeds);
+}
+BENCHMARK(BM_Lstm)->ArgsProduct({{64, 256}, {1, 16}})->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace graphd

@@ -7,10 +7,10 @@ namespace {
 
 // The loop for one peephole setting: `Peep` false reads no peepholes at all.
 template <bool Peep>
-void Cell(int64_t h, const float* __restrict xw, const float* __restrict rr, const float* __restrict p,
+void Cell(int64_t n, int64_t h, const float* __restrict xw, const float* __restrict rr, const float* __restrict p,
           float* __restrict c, float* __restrict h_out) {
   namespace fm = fast_math;
-  for (int64_t j = 0; j < h; ++j) {
+  for (int64_t j = 0; j < n; ++j) {
     const float c_prev = c[j];
     const float pre_i = xw[j] + rr[j] + (Peep ? p[j] * c_prev : 0.f);
     const float pre_f = xw[2 * h + j] + rr[2 * h + j] + (Peep ? p[2 * h + j] * c_prev : 0.f);
@@ -26,11 +26,12 @@ void Cell(int64_t h, const float* __restrict xw, const float* __restrict rr, con
 
 }  // namespace
 
-void LstmCellF32(int64_t h, const float* xw, const float* rr, const float* p, float* c, float* h_out) {
+void LstmCellF32(int64_t n, int64_t stride, const float* xw, const float* rr, const float* p, float* c,
+                 float* h_out) {
   if (p != nullptr) {
-    Cell<true>(h, xw, rr, p, c, h_out);
+    Cell<true>(n, stride, xw, rr, p, c, h_out);
   } else {
-    Cell<false>(h, xw, rr, nullptr, c, h_out);
+    Cell<false>(n, stride, xw, rr, nullptr, c, h_out);
   }
 }
 

@@ -9,11 +9,14 @@
 
 namespace graphd::executor::cpu {
 
-// `xw`: the step's input projections with both biases, `rr`: its recurrence product,
-// each [4h] in ONNX gate order (i, o, f, c); `p`: peepholes [3h] (i, o, f) or null.
-// Updates the cell state `c` [h] in place and writes the hidden state to `h_out` [h].
-// `c` and `h_out` must not overlap `xw`, `rr` or `p`.
-void LstmCellF32(int64_t h, const float* xw, const float* rr, const float* p, float* c, float* h_out);
+// Units [0, n) of a cell whose gates lie `stride` floats apart. `xw`: the step's input
+// projections with both biases, `rr`: its recurrence product, each with gate g of unit
+// j at [g * stride + j] in ONNX gate order (i, o, f, c); `p`: peepholes (i, o, f) laid
+// out the same way, or null. Updates the cell state `c` [n] in place and writes the
+// hidden state to `h_out` [n]. `c` and `h_out` must not overlap `xw`, `rr` or `p`.
+// A whole cell of h units is LstmCellF32(h, h, ...).
+void LstmCellF32(int64_t n, int64_t stride, const float* xw, const float* rr, const float* p, float* c,
+                 float* h_out);
 
 }  // namespace graphd::executor::cpu
 

@@ -2,15 +2,22 @@
 // every time step is one matrix product (X [T*batch, I] x W^T); each step then adds the
 // recurrence product (h [batch, H] x R^T, oneDNN sgemm for float32) and applies the
 // gates row by row. A row whose sequence has ended keeps its state and writes zeros.
-// Reverse directions walk each sequence from its own last step.
+// Reverse directions walk each sequence from its own last step. A float32 LSTM with
+// default activations and a small batch runs its recurrence on lstm_sequence.h's team.
+#include <omp.h>
+
 #include <algorithm>
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <variant>
 #include <vector>
 
+#include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/gemm.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/lstm_cell.h"
+#include "executor/cpu/lstm_sequence.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/rnn_activation.h"
 
@@ -48,6 +55,12 @@ bool DefaultLstm(const RnnConfig& cfg, const RnnActivation* act) {
   using K = RnnActivation::Kind;
   return cfg.cell == Cell::kLstm && cfg.clip <= 0 && act[0].kind() == K::kSigmoid && act[1].kind() == K::kTanh &&
          act[2].kind() == K::kTanh;
+}
+
+// The threads a recurrence may use: the server's intra-op setting, else OpenMP's.
+int RecurrenceThreads() {
+  const int configured = IntraOpThreads();
+  return configured > 0 ? configured : omp_get_max_threads();
 }
 
 template <typename T>
@@ -108,7 +121,7 @@ Status RunDirection(KernelContext& ctx, const RnnConfig& cfg, const DirectionRun
         case Cell::kLstm: {
           if constexpr (std::is_same_v<T, float>) {
             if (DefaultLstm(cfg, run.act)) {
-              LstmCellF32(h, xw, rr, run.p, run.c + b * h, hb);
+              LstmCellF32(h, h, xw, rr, run.p, run.c + b * h, hb);
               break;
             }
           }
@@ -136,8 +149,14 @@ Status RunDirection(KernelContext& ctx, const RnnConfig& cfg, const DirectionRun
   return absl::OkStatus();
 }
 
+// A constant R (a Const node's value) and its directions packed for lstm_sequence.h.
+struct ConstantRecurrence {
+  Tensor value;
+  std::vector<PackedRecurrence> packed;  // per direction
+};
+
 template <typename T>
-Status Recurrent(KernelContext& ctx, const RnnConfig& cfg) {
+Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurrence* constant) {
   const Tensor& x = ctx.input(0);
   const Tensor& w = ctx.input(1);
   const Tensor& r = ctx.input(2);
@@ -181,19 +200,13 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg) {
     ASSIGN_OR_RETURN(yc, ctx.AllocateOutput(2, Shape({dirs, batch, h})));
   }
   std::fill_n(y->data<T>(), y->num_elements(), T(0));
-  std::vector<T> xw(steps * batch * gh), c_state(lstm ? batch * h : 0);
+  std::vector<T> xw;
+  const std::vector<PackedRecurrence>* packed = nullptr;
+  if (constant != nullptr && r.raw_data() == constant->value.raw_data()) packed = &constant->packed;
+  const int threads = RecurrenceThreads();
+  const size_t per_dir = cfg.acts.size() / dirs;
   for (int64_t d = 0; d < dirs; ++d) {
-    Gemm<T>(false, true, steps * batch, gh, in, x.data<T>(), w.data<T>() + d * gh * in, T(0), xw.data());
     const T* bd = bias.num_elements() > 0 ? bias.data<T>() + d * 2 * gh : nullptr;
-    if (bd != nullptr) {
-      // Input and recurrence biases folded in, but for GRU's h gate the recurrence
-      // bias, which the reset gate may scale (added per step instead).
-      const int64_t fold_r = cfg.cell == Cell::kGru ? 2 * h : gh;
-      for (int64_t row = 0; row < steps * batch; ++row) {
-        T* dst = xw.data() + row * gh;
-        for (int64_t j = 0; j < gh; ++j) dst[j] = static_cast<T>(dst[j] + bd[j] + (j < fold_r ? bd[gh + j] : T(0)));
-      }
-    }
     T* hstate = yh->data<T>() + d * batch * h;
     if (h0.num_elements() > 0) {
       std::copy_n(h0.data<T>() + d * batch * h, batch * h, hstate);
@@ -211,7 +224,40 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg) {
       }
     }
     const Tensor* p = lstm && ctx.input(7).num_elements() > 0 ? &ctx.input(7) : nullptr;
-    const size_t per_dir = cfg.acts.size() / dirs;
+    const bool reverse = cfg.direction == "reverse" || d == 1;
+    if constexpr (std::is_same_v<T, float>) {
+      if (DefaultLstm(cfg, cfg.acts.data() + d * per_dir) && LstmSequenceFits(batch, h, threads)) {
+        const LstmSequence seq{.steps = steps,
+                               .batch = batch,
+                               .hidden = h,
+                               .input = in,
+                               .x = x.data<float>(),
+                               .w = w.data<float>() + d * gh * in,
+                               .bias = bd,
+                               .r = r.data<float>() + d * gh * h,
+                               .packed = packed != nullptr ? &(*packed)[d] : nullptr,
+                               .p = p ? p->data<float>() + d * 3 * h : nullptr,
+                               .lens = lens.data(),
+                               .reverse = reverse,
+                               .h = hstate,
+                               .c = cstate,
+                               .y = y->data<float>() + d * batch * h,
+                               .y_step = dirs * batch * h};
+        RETURN_IF_ERROR(RunLstmSequence(seq, threads, ctx.cancellation()));
+        continue;
+      }
+    }
+    xw.resize(steps * batch * gh);
+    Gemm<T>(false, true, steps * batch, gh, in, x.data<T>(), w.data<T>() + d * gh * in, T(0), xw.data());
+    if (bd != nullptr) {
+      // Input and recurrence biases folded in, but for GRU's h gate the recurrence
+      // bias, which the reset gate may scale (added per step instead).
+      const int64_t fold_r = cfg.cell == Cell::kGru ? 2 * h : gh;
+      for (int64_t row = 0; row < steps * batch; ++row) {
+        T* dst = xw.data() + row * gh;
+        for (int64_t j = 0; j < gh; ++j) dst[j] = static_cast<T>(dst[j] + bd[j] + (j < fold_r ? bd[gh + j] : T(0)));
+      }
+    }
     DirectionRun<T> run{.xw = xw.data(),
                         .r = r.data<T>() + d * gh * h,
                         .rb = cfg.cell == Cell::kGru && bd != nullptr ? bd + gh : nullptr,
@@ -221,10 +267,33 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg) {
                         .c = cstate,
                         .y = y->data<T>() + d * batch * h,
                         .y_step = dirs * batch * h};
-    const bool reverse = cfg.direction == "reverse" || d == 1;
     RETURN_IF_ERROR(RunDirection<T>(ctx, cfg, run, steps, batch, lens, reverse));
   }
   return absl::OkStatus();
+}
+
+// R packed once when it is a Const float32 [D, 4H, H] of an LSTM that runs on
+// lstm_sequence.h's path; else null.
+std::shared_ptr<const ConstantRecurrence> PackConstantRecurrence(const Node& node, const RnnConfig& cfg) {
+  if (cfg.cell != Cell::kLstm || node.inputs().size() < 3 || !LstmSequenceFits(1, cfg.hidden, RecurrenceThreads())) {
+    return nullptr;
+  }
+  const Node& producer = *node.inputs()[2].node;
+  auto value = producer.attrs().find("value");
+  if (producer.op_name() != "Const" || value == producer.attrs().end() ||
+      !std::holds_alternative<Tensor>(value->second)) {
+    return nullptr;
+  }
+  const Tensor& r = std::get<Tensor>(value->second);
+  const int64_t dirs = cfg.direction == "bidirectional" ? 2 : 1, h = cfg.hidden;
+  if (r.dtype() != DType::kFloat32 || r.shape() != Shape({dirs, 4 * h, h})) return nullptr;
+  auto constant = std::make_shared<ConstantRecurrence>();
+  constant->value = r;
+  for (int64_t d = 0; d < dirs; ++d) {
+    if (!DefaultLstm(cfg, cfg.acts.data() + d * (cfg.acts.size() / dirs))) return nullptr;
+    constant->packed.emplace_back(r.data<float>() + d * 4 * h * h, h);
+  }
+  return constant;
 }
 
 KernelFactory RecurrentFactory(Cell cell) {
@@ -246,9 +315,10 @@ KernelFactory RecurrentFactory(Cell cell) {
     }
     cfg.acts = RnnActivation::FromNames(names, AttrOr<FloatList>(node, "activation_alpha", {}),
                                         AttrOr<FloatList>(node, "activation_beta", {}));
-    return std::make_unique<FnKernel>([cfg](KernelContext& ctx) -> Status {
-      if (ctx.input(0).dtype() == DType::kFloat64) return Recurrent<double>(ctx, cfg);
-      return Recurrent<float>(ctx, cfg);
+    std::shared_ptr<const ConstantRecurrence> constant = PackConstantRecurrence(node, cfg);
+    return std::make_unique<FnKernel>([cfg, constant](KernelContext& ctx) -> Status {
+      if (ctx.input(0).dtype() == DType::kFloat64) return Recurrent<double>(ctx, cfg, nullptr);
+      return Recurrent<float>(ctx, cfg, constant.get());
     });
   };
 }

@@ -1,0 +1,204 @@
+// The float32 LSTM's team path (executor/cpu/lstm_sequence.h: small batches, hidden
+// sizes from 128, two or more intra-op threads) against a double-precision reference
+// written here: every direction, sequence lengths (rows that end early), peepholes,
+// initial states, odd and even step counts, hidden sizes that split unevenly across
+// threads (and threads left without units), R constant (packed once) or fed (read in
+// place), and a deadline inside the sequence.
+#include <chrono>
+#include <cmath>
+#include <random>
+
+#include "executor/cpu/dnnl_util.h"
+#include "gmock/gmock.h"
+#include "tests/conformance/cpu/op_test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+struct LstmCase {
+  int64_t steps, batch, input, hidden;
+  std::string direction = "forward";
+  bool lengths = false;    // sequence_lens with rows that end early (and one of 0 steps)
+  bool peepholes = false;
+  bool states = false;     // initial_h and initial_c
+  bool constant_r = true;  // R a Const (packed at load) or a fed placeholder
+};
+
+int64_t Dirs(const LstmCase& c) { return c.direction == "bidirectional" ? 2 : 1; }
+
+struct LstmInputs {
+  Tensor x, w, r, b, lens, h0, c0, p;
+};
+
+LstmInputs MakeInputs(const LstmCase& c, std::mt19937& rng) {
+  const int64_t d = Dirs(c), h = c.hidden;
+  auto empty = [](DType t) { return Tensor::Allocate(t, Shape({0})).value(); };
+  LstmInputs in{.x = Random<float>(Shape({c.steps, c.batch, c.input}), rng),
+                .w = Random<float>(Shape({d, 4 * h, c.input}), rng, -0.2, 0.2),
+                .r = Random<float>(Shape({d, 4 * h, h}), rng, -0.1, 0.1),
+                .b = Random<float>(Shape({d, 8 * h}), rng, -0.5, 0.5),
+                .lens = empty(DType::kInt32),
+                .h0 = empty(DType::kFloat32),
+                .c0 = empty(DType::kFloat32),
+                .p = empty(DType::kFloat32)};
+  if (c.lengths) {
+    std::vector<int32_t> lens(c.batch);
+    for (int64_t b = 0; b < c.batch; ++b) lens[b] = static_cast<int32_t>(b == 1 ? 0 : c.steps - b % c.steps);
+    in.lens = Make<int32_t>(Shape({c.batch}), lens);
+  }
+  if (c.states) {
+    in.h0 = Random<float>(Shape({d, c.batch, h}), rng);
+    in.c0 = Random<float>(Shape({d, c.batch, h}), rng);
+  }
+  if (c.peepholes) in.p = Random<float>(Shape({d, 3 * h}), rng, -0.5, 0.5);
+  return in;
+}
+
+struct Reference {
+  std::vector<double> y, yh, yc;
+};
+
+double Sigmoid(double v) { return 1 / (1 + std::exp(-v)); }
+
+// ONNX's LSTM (gates i, o, f, c; default activations) in doubles.
+Reference ReferenceLstm(const LstmCase& c, const LstmInputs& in) {
+  const int64_t dirs = Dirs(c), t_n = c.steps, bn = c.batch, h = c.hidden, ni = c.input;
+  Reference ref{std::vector<double>(t_n * dirs * bn * h, 0), std::vector<double>(dirs * bn * h),
+                std::vector<double>(dirs * bn * h)};
+  auto at = [](const Tensor& t, int64_t i) { return double(t.data<float>()[i]); };
+  for (int64_t d = 0; d < dirs; ++d) {
+    const bool reverse = c.direction == "reverse" || d == 1;
+    for (int64_t b = 0; b < bn; ++b) {
+      const int64_t len = c.lengths ? in.lens.data<int32_t>()[b] : t_n;
+      std::vector<double> hs(h, 0), cs(h, 0), gates(4 * h);
+      if (c.states) {
+        for (int64_t j = 0; j < h; ++j) {
+          hs[j] = at(in.h0, (d * bn + b) * h + j);
+          cs[j] = at(in.c0, (d * bn + b) * h + j);
+        }
+      }
+      for (int64_t s = 0; s < len; ++s) {
+        const int64_t t = reverse ? len - 1 - s : s;
+        for (int64_t row = 0; row < 4 * h; ++row) {
+          double acc = at(in.b, d * 8 * h + row) + at(in.b, d * 8 * h + 4 * h + row);
+          for (int64_t k = 0; k < ni; ++k) acc += at(in.x, (t * bn + b) * ni + k) * at(in.w, (d * 4 * h + row) * ni + k);
+          for (int64_t k = 0; k < h; ++k) acc += hs[k] * at(in.r, (d * 4 * h + row) * h + k);
+          gates[row] = acc;
+        }
+        for (int64_t j = 0; j < h; ++j) {
+          auto peep = [&](int g) { return c.peepholes ? at(in.p, d * 3 * h + g * h + j) : 0.0; };
+          const double i = Sigmoid(gates[j] + peep(0) * cs[j]);
+          const double f = Sigmoid(gates[2 * h + j] + peep(2) * cs[j]);
+          const double cc = std::tanh(gates[3 * h + j]);
+          cs[j] = f * cs[j] + i * cc;
+          const double o = Sigmoid(gates[h + j] + peep(1) * cs[j]);
+          hs[j] = o * std::tanh(cs[j]);
+          ref.y[((t * dirs + d) * bn + b) * h + j] = hs[j];
+        }
+      }
+      for (int64_t j = 0; j < h; ++j) {
+        ref.yh[(d * bn + b) * h + j] = hs[j];
+        ref.yc[(d * bn + b) * h + j] = cs[j];
+      }
+    }
+  }
+  return ref;
+}
+
+// Runs LSTM on `in` (R a Const when c.constant_r) with `threads` intra-op threads.
+StatusOr<std::vector<Tensor>> RunLstm(const LstmCase& c, const LstmInputs& in, int threads,
+                                      const CancellationToken* token = nullptr) {
+  cpu::SetIntraOpThreads(threads);
+  Graph g;
+  NodeSpec spec{.name = "out", .op = "LSTM",
+                .attrs = {{"hidden_size", c.hidden}, {"direction", c.direction}}};
+  Feeds feeds;
+  const Tensor* values[] = {&in.x, &in.w, &in.r, &in.b, &in.lens, &in.h0, &in.c0, &in.p};
+  for (int i = 0; i < 8; ++i) {
+    const std::string name = "in" + std::to_string(i);
+    const Node* node = nullptr;
+    if (i == 2 && c.constant_r) {
+      node = g.AddNode({.name = name, .op = "Const", .attrs = {{"dtype", DType::kFloat32}, {"value", in.r}}}).value();
+    } else {
+      node = AddPlaceholder(g, name, values[i]->dtype(), values[i]->shape());
+      feeds.emplace_back(name, *values[i]);
+    }
+    spec.inputs.push_back({node, 0});
+  }
+  RETURN_IF_ERROR(g.AddNode(std::move(spec)).status());
+  auto out = RunGraph(g, feeds, {"out:0", "out:1", "out:2"}, {}, nullptr, token);
+  cpu::SetIntraOpThreads(0);
+  return out;
+}
+
+void ExpectMatches(const LstmCase& c, int threads, uint32_t seed) {
+  SCOPED_TRACE(::testing::Message() << "steps " << c.steps << " batch " << c.batch << " input " << c.input
+                                    << " hidden " << c.hidden << " " << c.direction << " lengths " << c.lengths
+                                    << " peepholes " << c.peepholes << " states " << c.states << " constant R "
+                                    << c.constant_r << " threads " << threads);
+  std::mt19937 rng(seed);
+  const LstmInputs in = MakeInputs(c, rng);
+  auto out = RunLstm(c, in, threads);
+  ASSERT_TRUE(out.ok()) << out.status();
+  const Reference ref = ReferenceLstm(c, in);
+  ExpectClose((*out)[0], ref.y, 1e-4, 2e-5);
+  ExpectClose((*out)[1], ref.yh, 1e-4, 2e-5);
+  ExpectClose((*out)[2], ref.yc, 1e-4, 2e-5);
+}
+
+TEST(LstmSequenceTest, ForwardBatchOneAsTheZooRunsIt) {
+  ExpectMatches({.steps = 8, .batch = 1, .input = 24, .hidden = 128}, 2, 1);
+  ExpectMatches({.steps = 7, .batch = 1, .input = 24, .hidden = 128}, 2, 2);  // odd: the state ends in the spare buffer
+  ExpectMatches({.steps = 1, .batch = 1, .input = 24, .hidden = 128}, 2, 3);
+}
+
+TEST(LstmSequenceTest, DirectionsLengthsPeepholesAndStates) {
+  uint32_t seed = 10;
+  for (const char* direction : {"forward", "reverse", "bidirectional"}) {
+    for (bool constant_r : {true, false}) {
+      ExpectMatches({.steps = 5, .batch = 4, .input = 9, .hidden = 144, .direction = direction, .lengths = true,
+                     .peepholes = true, .states = true, .constant_r = constant_r},
+                    2, seed++);
+      ExpectMatches({.steps = 6, .batch = 3, .input = 9, .hidden = 128, .direction = direction, .constant_r = constant_r},
+                    2, seed++);
+    }
+  }
+}
+
+TEST(LstmSequenceTest, HiddenSizesThatSplitUnevenly) {
+  // 130 units: blocks of 16 with a 2-unit tail; 3 threads get 48, 48, 34; 16 threads
+  // leave seven of them without units (they still meet every step's barrier).
+  for (int threads : {2, 3, 16}) {
+    for (bool constant_r : {true, false}) {
+      ExpectMatches({.steps = 4, .batch = 2, .input = 5, .hidden = 130, .lengths = true, .peepholes = true,
+                     .constant_r = constant_r},
+                    threads, 40 + threads);
+    }
+  }
+}
+
+TEST(LstmSequenceTest, LargerBatchesAndOneThreadTakeTheGeneralPathWithTheSameResults) {
+  ExpectMatches({.steps = 3, .batch = 5, .input = 4, .hidden = 128, .lengths = true}, 2, 60);
+  ExpectMatches({.steps = 3, .batch = 2, .input = 4, .hidden = 128, .peepholes = true}, 1, 61);
+}
+
+// A deadline that passes inside a long sequence stops the recurrence between steps:
+// the run fails well before the time the whole sequence takes.
+TEST(LstmSequenceTest, ADeadlineStopsTheRecurrenceBetweenSteps) {
+  std::mt19937 rng(70);
+  const LstmCase c{.steps = 20000, .batch = 1, .input = 4, .hidden = 128};
+  const LstmInputs in = MakeInputs(c, rng);
+  const auto start = std::chrono::steady_clock::now();
+  ASSERT_TRUE(RunLstm(c, in, 2).ok());
+  const auto whole = std::chrono::steady_clock::now() - start;
+  const CancellationToken token(std::chrono::steady_clock::now() + whole / 20);
+  const auto cancelled_start = std::chrono::steady_clock::now();
+  auto out = RunLstm(c, in, 2, &token);
+  const auto cancelled = std::chrono::steady_clock::now() - cancelled_start;
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded) << out.status();
+  EXPECT_LT(cancelled, whole / 2) << "the recurrence ran on past its deadline";
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
