@@ -1,8 +1,8 @@
 // CPU kernel micro-benchmarks through the real planner and executor: one node graphs
 // (MatMul, a dense layer with constant weights, Add/Sub with broadcasting, Relu,
 // Softmax, Sum) at a few sizes, a chain of five elementwise ops unfused (five nodes)
-// and fused (one FusedElementwise node, as the elementwise_fusion pass writes it), and
-// an LSTM layer.
+// and fused (one FusedElementwise node, as the elementwise_fusion pass writes it),
+// attention's transposes and an LSTM layer.
 #include <benchmark/benchmark.h>
 
 #include "compiler/passes/prune.h"
@@ -45,7 +45,7 @@ void RunGraph(benchmark::State& state, const Graph& g, const std::vector<std::st
 
 // Builds `op`(inputs...) and runs it repeatedly.
 void RunOp(benchmark::State& state, const std::string& op, std::vector<Shape> shapes,
-           double flops_per_run) {
+           double flops_per_run, AttrMap attrs = {}) {
   Graph g;
   std::vector<OutputRef> inputs;
   std::vector<std::string> feed_names;
@@ -56,7 +56,7 @@ void RunOp(benchmark::State& state, const std::string& op, std::vector<Shape> sh
     feed_names.push_back(name);
     feeds.push_back(Filled(shapes[i], 0.5f));
   }
-  g.AddNode({.name = "out", .op = op, .inputs = inputs}).value();
+  g.AddNode({.name = "out", .op = op, .inputs = inputs, .attrs = std::move(attrs)}).value();
   RunGraph(state, g, feed_names, feeds);
   if (flops_per_run > 0) {
     state.counters["GFLOP/s"] = benchmark::Counter(flops_per_run * state.iterations() / 1e9,
@@ -90,6 +90,19 @@ void BM_AddBroadcast(benchmark::State& state) {
   RunOp(state, "Add", {Shape({n, 512}), Shape({512})}, 0);
 }
 BENCHMARK(BM_AddBroadcast)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
+
+// Same-shape Add of n x 256 (a transformer's residual at sequence n) and a divide by a
+// scalar (attention's query scaling).
+void BM_AddSame(benchmark::State& state) {
+  int64_t n = state.range(0);
+  RunOp(state, "Add", {Shape({n, 256}), Shape({n, 256})}, 0);
+}
+BENCHMARK(BM_AddSame)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);
+void BM_DivScalar(benchmark::State& state) {
+  int64_t n = state.range(0);
+  RunOp(state, "Div", {Shape({n, 256}), Shape({})}, 0);
+}
+BENCHMARK(BM_DivScalar)->Arg(64)->Arg(256)->Arg(1024)->Unit(benchmark::kMicrosecond);
 
 // Broadcasting along the last axis of a 4-D tensor (LayerNorm over NHWC channels in
 // every ConvNeXt block): x - mean with mean (1,56,56,1). Arg 0: the full operand first
@@ -145,6 +158,22 @@ void BM_ElementwiseChainTanh(benchmark::State& state) { ElementwiseChain(state, 
 BENCHMARK(BM_ElementwiseChainTanh)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}})->Unit(benchmark::kMicrosecond);
 void BM_ElementwiseChainCheap(benchmark::State& state) { ElementwiseChain(state, true); }
 BENCHMARK(BM_ElementwiseChainCheap)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}})->Unit(benchmark::kMicrosecond);
+
+// The transposes of a transformer encoder's attention at sequence 64, 8 heads of 32
+// (bench/models/export_models.py's encoder, batch 1): the heads out of [seq, heads,
+// dim] (0), the keys' [heads, dim, seq] (1), and [1, seq, d] to [seq, 1, d], which
+// moves only a size-1 axis (2).
+void BM_Transpose(benchmark::State& state) {
+  switch (state.range(0)) {
+    case 0:
+      return RunOp(state, "Transpose", {Shape({64, 8, 32})}, 0, {{"perm", IntList{1, 0, 2}}});
+    case 1:
+      return RunOp(state, "Transpose", {Shape({64, 8, 32})}, 0, {{"perm", IntList{1, 2, 0}}});
+    default:
+      return RunOp(state, "Transpose", {Shape({1, 64, 256})}, 0, {{"perm", IntList{1, 0, 2}}});
+  }
+}
+BENCHMARK(BM_Transpose)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
 // One LSTM layer of the zoo's model (bench/models/export_models.py: hidden 256, 32
 // steps; batch 1, and 16): input width 64 (its first layer) or 256 (its second). W, R

@@ -1,6 +1,6 @@
-// Transpose (oneDNN reorder for large float32 tensors), Tile, ReverseV2,
-// ReverseSequence and Pad, all
-// as strided box copies (strided_copy.h) otherwise.
+// Transpose (a view when only size-1 axes move; a oneDNN reorder for large float32
+// tensors unless it keeps long runs together), Tile, ReverseV2, ReverseSequence and
+// Pad, all as strided box copies (strided_copy.h) otherwise.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
@@ -16,6 +16,40 @@ namespace graphd::executor::cpu {
 namespace {
 
 constexpr int64_t kDnnlMinElements = 4096;
+
+// Transposes that keep runs of at least this many elements together are copies of
+// those runs (strided_copy.h), faster than a oneDNN reorder below kMaxRunCopyElements
+// (kernels_bench BM_Transpose); beyond, the reorder's threads win.
+constexpr int64_t kMinCopyRun = 16;
+constexpr int64_t kMaxRunCopyElements = int64_t{1} << 18;
+
+// Whether `perm` moves only axes of size 1: the other axes keep their order, so the
+// output holds the input's elements in the input's order.
+bool MovesOnlyUnitAxes(const Shape& shape, const IntList& perm) {
+  int64_t last = -1;
+  for (int64_t axis : perm) {
+    if (shape.dim(static_cast<int>(axis)) == 1) continue;
+    if (axis < last) return false;
+    last = axis;
+  }
+  return true;
+}
+
+// Elements the transpose copies as one contiguous run: the trailing input axes (sizes
+// 1 aside) that stay trailing and in order in the output.
+int64_t ContiguousRun(const Shape& shape, const IntList& perm) {
+  int64_t run = 1;
+  int in_axis = shape.rank() - 1;
+  for (int i = static_cast<int>(perm.size()) - 1; i >= 0; --i) {
+    const int axis = static_cast<int>(perm[i]);
+    if (shape.dim(axis) == 1) continue;
+    while (in_axis >= 0 && shape.dim(in_axis) == 1) --in_axis;
+    if (axis != in_axis) break;
+    run *= shape.dim(axis);
+    --in_axis;
+  }
+  return run;
+}
 
 class TransposeKernel : public OpKernel {
  public:
@@ -42,9 +76,15 @@ class TransposeKernel : public OpKernel {
       box.src_strides.push_back(in_strides[perm[i]]);
     }
     box.dst_strides = RowMajorStrides(box.shape);
+    if (MovesOnlyUnitAxes(x.shape(), perm)) {  // the same elements in the same order: a view
+      auto view = x.Reshaped(Shape(box.shape));
+      if (!view.ok()) return ctx.Error(view.status());
+      ctx.set_output(0, *std::move(view));
+      return absl::OkStatus();
+    }
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(box.shape)));
-    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements &&
-        rank <= DNNL_MAX_NDIMS) {
+    const bool runs = ContiguousRun(x.shape(), perm) >= kMinCopyRun && x.num_elements() < kMaxRunCopyElements;
+    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && rank <= DNNL_MAX_NDIMS && !runs) {
       RunReorder(x, *out, box);
       return absl::OkStatus();
     }

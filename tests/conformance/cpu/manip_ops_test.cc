@@ -1,6 +1,6 @@
 // Transpose, ConcatV2, Pack, Unpack, Split, SplitV, Tile, ReverseV2 and Pad against
 // index-mapping references, over several dtypes (strings included), empty tensors,
-// negative axes, and the oneDNN reorder path of Transpose.
+// negative axes, and Transpose's paths: a view, run copies, tiles, oneDNN's reorder.
 #include <optional>
 
 #include "gmock/gmock.h"
@@ -54,9 +54,30 @@ TEST(ManipOpsTest, Transpose) {
   CheckTranspose<int64_t>(Shape({0, 3}), {1, 0});
   CheckTranspose<uint8_t>(Shape({4, 5, 6}), {0, 2, 1});
   CheckTranspose<int16_t>(Shape({}), {});
+  // Only size-1 axes move: the output is a view of the input's buffer.
+  CheckTranspose<float>(Shape({1, 64, 256}), {1, 0, 2});
+  CheckTranspose<int32_t>(Shape({3, 1, 1, 5}), {2, 0, 3, 1});
+  // Trailing runs kept together: copies of runs, not a reorder.
+  CheckTranspose<float>(Shape({64, 8, 32}), {1, 0, 2});
+  CheckTranspose<float>(Shape({4, 5, 2, 17}), {1, 0, 2, 3});  // runs of 34
+  // Strided last axes: tiles (below the reorder's size, and for other dtypes), with
+  // partial tiles at the edges and outer axes walked around them.
+  CheckTranspose<float>(Shape({8, 40, 37}), {0, 2, 1});
+  CheckTranspose<int32_t>(Shape({64, 8, 32}), {1, 2, 0});
+  CheckTranspose<int64_t>(Shape({3, 17, 2, 33}), {2, 3, 0, 1});
+  CheckTranspose<uint8_t>(Shape({16, 16}), {1, 0});
   auto rev = RunOp("Transpose", {MakeStrings(Shape({2, 2}), {"a", "b", "c", "d"})});
   ASSERT_TRUE(rev.ok()) << rev.status();
   EXPECT_EQ(Strings(*rev), (std::vector<std::string>{"a", "c", "b", "d"}));
+  std::vector<std::string> words;
+  for (int i = 0; i < 18 * 20; ++i) words.push_back("w" + std::to_string(i));
+  auto tiled = RunOp("Transpose", {MakeStrings(Shape({18, 20}), words)});  // strings through the tiles
+  ASSERT_TRUE(tiled.ok()) << tiled.status();
+  const std::vector<std::string> got = Strings(*tiled);
+  ASSERT_EQ(got.size(), words.size());
+  for (int r = 0; r < 20; ++r) {
+    for (int c = 0; c < 18; ++c) EXPECT_EQ(got[r * 18 + c], words[c * 20 + r]) << r << "," << c;
+  }
   EXPECT_THAT(InferError("Transpose", {TT(DType::kFloat32, {2, 3})}, {{"perm", IntList{0, 0}}}),
               HasSubstr("node 'out' (Transpose): perm [0,0] is not a permutation of 0..1"));
   EXPECT_THAT(InferError("Transpose", {TT(DType::kFloat32, {2, 3})}, {{"perm", IntList{0, 1, 2}}}),
