@@ -4,17 +4,26 @@
 
 namespace graphd::executor {
 
-ThreadPool::ThreadPool(int num_threads) : num_threads_(num_threads < 1 ? 1 : num_threads) {
+ThreadPool::ThreadPool(int num_threads)
+    : num_threads_(num_threads < 1 ? 1 : num_threads), signaled_(std::make_unique<bool[]>(num_threads_)) {
   threads_.reserve(num_threads_);
-  for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this] { WorkerLoop(); });
+  for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
 }
 
 ThreadPool::~ThreadPool() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    for (int id : idle_) signaled_[id] = true;
+    idle_.clear();
   }
   for (std::thread& t : threads_) t.join();
+}
+
+void ThreadPool::WakeOne() {
+  if (idle_.empty() || queued_ == 0 || running_ >= num_threads_) return;
+  signaled_[idle_.back()] = true;  // the worker that went idle last
+  idle_.pop_back();
 }
 
 void ThreadPool::Schedule(uint64_t flow, int64_t weight, std::function<void()> fn) {
@@ -26,6 +35,7 @@ void ThreadPool::Schedule(uint64_t flow, int64_t weight, std::function<void()> f
   f.last_start = start;
   f.tasks.push_back(Task{start, next_seq_++, std::move(fn)});
   ++queued_;
+  WakeOne();
 }
 
 std::function<void()> ThreadPool::TakeNext() {
@@ -62,25 +72,27 @@ bool ThreadPool::TryBeginInline() {
 void ThreadPool::EndInline() {
   absl::MutexLock lock(&mu_);
   --running_;
+  WakeOne();
 }
 
-void ThreadPool::WorkerLoop() {
+void ThreadPool::WorkerLoop(int id) {
+  absl::MutexLock lock(&mu_);
   while (true) {
-    std::function<void()> fn;
-    {
-      absl::MutexLock lock(&mu_);
-      // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
-      auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-        return (stopping_ && queued_ == 0) || (queued_ > 0 && running_ < num_threads_);
-      };
-      mu_.Await(absl::Condition(&ready));
-      if (queued_ == 0) return;  // stopping and drained
-      fn = TakeNext();
+    // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
+    if (queued_ > 0 && running_ < num_threads_) {
+      std::function<void()> fn = TakeNext();
       ++running_;
+      mu_.Unlock();
+      fn();
+      fn = nullptr;  // the task's captures go before the lock is taken again
+      mu_.Lock();
+      --running_;
+      continue;
     }
-    fn();
-    absl::MutexLock lock(&mu_);
-    --running_;
+    if (stopping_ && queued_ == 0) return;
+    signaled_[id] = false;
+    idle_.push_back(id);
+    mu_.Await(absl::Condition(&signaled_[id]));
   }
 }
 

@@ -13,12 +13,18 @@
 // thread between TryBeginInline() and EndInline(): a short task may skip the hand-off
 // to a worker (a wake-up of tens of microseconds) while the pool's concurrency limit
 // and the order of queued work stay as they are.
+//
+// Work goes to the worker that went idle last (a stack, not a queue of sleepers): one
+// stream of calls keeps landing on the same thread, whose OpenMP team (oneDNN's
+// threads, created per calling thread) is still awake, instead of waking another
+// worker's sleeping team while the last one's threads spin on the same cores.
 #ifndef GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <thread>
 #include <vector>
 
@@ -50,7 +56,9 @@ class ThreadPool {
   void EndInline();
 
  private:
-  void WorkerLoop();
+  void WorkerLoop(int id);
+  // Hands queued work to the idle worker that went idle last, when work may start.
+  void WakeOne() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   struct Task {
     double start;   // the start tag
@@ -72,6 +80,10 @@ class ThreadPool {
   double virtual_time_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;  // tasks started, on workers or inline
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  // Idle workers, the one that went idle last at the back, and per worker whether it
+  // was told to wake (guarded by mu_).
+  std::vector<int> idle_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<bool[]> signaled_;
   std::vector<std::thread> threads_;
 };
 

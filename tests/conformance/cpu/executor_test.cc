@@ -361,6 +361,25 @@ TEST(ThreadPoolTest, WorkRunsOnOtherThreadsConcurrently) {
   }
 }
 
+// One call at a time lands on the worker that went idle last, every time: its OpenMP
+// team is the one still awake (thread_pool.h).
+TEST(ThreadPoolTest, OneStreamOfWorkStaysOnTheWorkerThatWentIdleLast) {
+  ThreadPool pool(4);
+  absl::SleepFor(absl::Milliseconds(50));  // every worker has started and gone idle
+  std::vector<std::thread::id> ran_on;
+  for (int i = 0; i < 20; ++i) {
+    absl::Notification done;
+    pool.Schedule([&] {
+      ran_on.push_back(std::this_thread::get_id());
+      done.Notify();
+    });
+    ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    absl::SleepFor(absl::Milliseconds(2));  // the worker is back among the idle ones
+  }
+  for (const std::thread::id& id : ran_on) EXPECT_EQ(id, ran_on.front());
+  EXPECT_NE(ran_on.front(), std::this_thread::get_id());
+}
+
 TEST(TensorPoolTest, ReusesOnlyUnsharedBuffersOfTheSameSize) {
   TensorPool pool;
   Tensor out;
