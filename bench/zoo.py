@@ -1,6 +1,6 @@
 """Model zoo benchmark (issue 20): graphd against ONNX Runtime on today's models at batch 1.
 
-    /usr/bin/python3 bench/zoo.py --build-dir build [--models resnet50,lstm] [--budget-s 2]
+    /usr/bin/python3 bench/zoo.py --build-dir build [--models resnet50,lstm] [--budget-s 1] [--rounds 3]
 
 The models (bench/models/export_models.py ZOO: ResNet-50, DenseNet-121, EfficientNet-B0,
 MobileNetV3-small, ConvNeXt-tiny, ViT-B/16 from python3-torchvision, a transformer
@@ -17,6 +17,10 @@ encoder and an LSTM from torch.nn) are exported with random weights into
   2. <build>/bin/model_bench: graphd's execute time (server) and end-to-end CallGraph
      latency (client), medians; with --profile also the server's per-op-type time;
   3. bench/ort/ort_bench.js: ONNX Runtime's session.run, 2 intra-op threads.
+Steps 2 and 3 run one model at a time, each in a fresh process (server), graphd then
+ORT, and --rounds times over all models (3 by default), so that both runtimes see the
+machine in the same state; the table gives per-model medians over the rounds and the
+range of execute / ORT across them.
 
 Prints one table (with the geomean of execute / ORT) and writes <build>/bench/zoo.csv.
 A model that fails any step is reported, left out of the geomean, and makes the exit
@@ -91,14 +95,28 @@ def check_and_load(name, models_dir, graphd_bin):
             "rss_call_kib": rss_call - idle, "rel_err": rel, "model_mb": os.path.getsize(path) / 1e6}
 
 
+def _median(values, scale):
+    """The median of the values that are there, divided by `scale`; None when none is."""
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    mid = len(values) // 2
+    m = values[mid] if len(values) % 2 else (values[mid - 1] + values[mid]) / 2
+    return m / scale
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build-dir", default="build")
-    ap.add_argument("--budget-s", type=float, default=2.0, help="seconds of timed runs per model and runtime")
+    ap.add_argument("--budget-s", type=float, default=1.0,
+                    help="seconds of timed runs per model, runtime and round")
+    ap.add_argument("--rounds", type=int, default=3, help="rounds of graphd then ORT over every model")
     ap.add_argument("--models", default="", help="comma-separated subset of the zoo")
     ap.add_argument("--profile", action="store_true", help="print graphd's per-op-type time for each model")
     ap.add_argument("--server-args", default="", help="space-separated graphd server arguments (A/B runs)")
     args = ap.parse_args()
+    if args.rounds < 1:
+        sys.exit("zoo: --rounds must be at least 1")
     import export_models
     names = [m for m in args.models.split(",") if m] or list(export_models.ZOO)
     unknown = [m for m in names if m not in export_models.ZOO]
@@ -120,27 +138,42 @@ def main():
         checks[name] = check_and_load(name, models_dir, graphd_bin)
         log("check and load %s: %.1f s" % (name, time.time() - t0))
 
-    case_args = [a for n in names for a in ("--case", n + ":1")]
     budget = ["--budget-s", str(args.budget_s)]
-    extra = (["--profile"] if args.profile else []) + ["--server-arg=" + a for a in args.server_args.split()]
-    rows = json_lines(run("graphd", [model_bench, "--models", models_dir] + case_args + budget + extra,
-                          timeout=1800))
-    graphd_rows = run_models.by_case(rows)
-    echo = next((r["echo_p50_us"] for r in rows if "echo_p50_us" in r), None)
-    ort = {}
+    server_args = ["--server-arg=" + a for a in args.server_args.split()]
     ort_dir = os.path.join(out, "ort")
-    if run_models.install_ort(ort_dir):
-        ort = run_models.by_case(json_lines(run(
-            "ONNX Runtime", ["node", os.path.join(HERE, "ort", "ort_bench.js"), "--modules",
-                             os.path.join(ort_dir, "node_modules"), "--models", models_dir] + case_args + budget,
-            timeout=1800)))
+    have_ort = run_models.install_ort(ort_dir)
+    # Rounds of graphd then ORT over every model, so that both see the machine in the
+    # same state (a VM's speed drifts by tens of percent over minutes); the per-model
+    # figures are medians over the rounds, the ratio's spread is reported.
+    rounds = []
+    for r in range(args.rounds):
+        extra = (["--profile"] if args.profile and r == 0 else []) + server_args
+        graphd_rows, ort_rows = [], []
+        for name in names:
+            # A fresh server and a fresh ORT process per model: after other models,
+            # either runtime's times were up to 1.5x longer (MobileNetV3 on graphd 2.4-3.3
+            # against 2.2 ms alone; EfficientNet on ORT 13.1 against 8.0 ms alone).
+            graphd_rows += json_lines(run("graphd %s (round %d)" % (name, r + 1),
+                                          [model_bench, "--models", models_dir, "--case", name + ":1"] + budget + extra,
+                                          timeout=1800))
+            if not have_ort:
+                continue
+            ort_rows += json_lines(run(
+                "ONNX Runtime %s (round %d)" % (name, r + 1),
+                ["node", os.path.join(HERE, "ort", "ort_bench.js"), "--modules", os.path.join(ort_dir, "node_modules"),
+                 "--models", models_dir, "--case", name + ":1"] + budget, timeout=1800))
+        rounds.append((graphd_rows, run_models.by_case(graphd_rows), run_models.by_case(ort_rows)))
+    rows = rounds[0][0]  # the echo and the profile: the first round's
+    echo = next((r["echo_p50_us"] for r in rows if "echo_p50_us" in r), None)
 
     table = []
     for name in names:
-        g, o, c = graphd_rows.get((name, 1), {}), ort.get((name, 1), {}), checks.get(name) or {}
-        exe = g["execute_us"] / 1000 if "execute_us" in g else None
-        e2e = g["median_us"] / 1000 if "median_us" in g else None
-        ort_ms = o["median_us"] / 1000 if "median_us" in o else None
+        c = checks.get(name) or {}
+        exe = _median([g.get((name, 1), {}).get("execute_us") for _, g, _ in rounds], 1000)
+        e2e = _median([g.get((name, 1), {}).get("median_us") for _, g, _ in rounds], 1000)
+        ort_ms = _median([o.get((name, 1), {}).get("median_us") for _, _, o in rounds], 1000)
+        ratios = [g[(name, 1)]["execute_us"] / o[(name, 1)]["median_us"] for _, g, o in rounds
+                  if "execute_us" in g.get((name, 1), {}) and o.get((name, 1), {}).get("median_us")]
         per_model = (lambda kib: kib * 1024 / (c["model_mb"] * 1e6)) if c else (lambda kib: None)
         table.append({
             "model": name, "model_mb": c.get("model_mb"), "load_s": c.get("load_s"), "import_s": c.get("import_s"),
@@ -148,7 +181,8 @@ def main():
             "rss_load_over_model": per_model(c.get("rss_load_kib")),
             "rss_call_over_model": per_model(c.get("rss_call_kib")),
             "rel_err": c.get("rel_err"), "graphd_execute_ms": exe, "graphd_e2e_ms": e2e, "ort_ms": ort_ms,
-            "execute_over_ort": exe / ort_ms if exe and ort_ms else None,
+            "execute_over_ort": _median(ratios, 1),
+            "ratio_min": min(ratios) if ratios else None, "ratio_max": max(ratios) if ratios else None,
             "e2e_minus_execute_ms": e2e - exe if e2e and exe else None,
         })
     ok = [r["execute_over_ort"] for r in table
@@ -158,16 +192,19 @@ def main():
     print("\nModel zoo at batch 1 (ms; graphd through gRPC on loopback, ORT 2 intra-op threads)")
     if echo:
         print("gRPC echo p50 in the same server: %.3f ms" % (echo / 1000))
-    print("%-19s %7s %7s %8s %8s %8s %8s %9s %10s %10s %9s %8s %9s" % (
+    print("times and exe/ORT: medians over %d rounds of graphd then ORT; range: exe/ORT's lowest and highest"
+          % len(rounds))
+    print("%-19s %7s %7s %8s %8s %8s %8s %9s %10s %10s %9s %8s %11s %9s" % (
         "model", "MB", "load s", "import s", "load/imp", "RSS load", "RSS call", "rel err", "graphd exe",
-        "graphd e2e", "ORT", "exe/ORT", "e2e-exe"))
+        "graphd e2e", "ORT", "exe/ORT", "range", "e2e-exe"))
     for r in table:
-        print("%-19s %7s %7s %8s %8s %8s %8s %9s %10s %10s %9s %8s %9s" % (
+        spread = "%s-%s" % (fmt(r["ratio_min"], ".2f"), fmt(r["ratio_max"], ".2f")) if r["ratio_min"] else "-"
+        print("%-19s %7s %7s %8s %8s %8s %8s %9s %10s %10s %9s %8s %11s %9s" % (
             r["model"], fmt(r["model_mb"], ".1f"), fmt(r["load_s"], ".2f"), fmt(r["import_s"], ".2f"),
             fmt(r["load_over_import"], ".2f"), fmt(r["rss_load_over_model"], ".2f"),
             fmt(r["rss_call_over_model"], ".2f"),
             fmt(r["rel_err"], ".1e"), fmt(r["graphd_execute_ms"], ".3f"), fmt(r["graphd_e2e_ms"], ".3f"),
-            fmt(r["ort_ms"], ".3f"), fmt(r["execute_over_ort"], ".2f"), fmt(r["e2e_minus_execute_ms"], ".3f")))
+            fmt(r["ort_ms"], ".3f"), fmt(r["execute_over_ort"], ".2f"), spread, fmt(r["e2e_minus_execute_ms"], ".3f")))
     print("geomean execute / ORT over %d models: %s (target <= 0.9; each <= 1.0)" % (len(ok), fmt(geomean, ".2f")))
     for r in rows:
         if "profile" in r:
