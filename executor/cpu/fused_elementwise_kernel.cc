@@ -5,7 +5,8 @@
 // the output. Large tensors are split by blocks across the OpenMP team (the threads
 // oneDNN primitives use, IntraOpThreads), smaller ones run on the calling thread. The
 // inputs reach the output unchanged, as scalars or by a channel broadcast (a batch
-// norm's per-channel operands: spread into a scratch block first). The
+// norm's per-channel operands: spread into a scratch block first; channels-last ones
+// once per thread, blocks then being multiples of the channel count). The
 // functions are those of the unfused kernels: the same arithmetic for Neg, Abs,
 // Square, Sqrt, Rsqrt, Reciprocal, Relu, Add, Sub, Mul, Div, Maximum, Minimum; exp,
 // log, tanh and sigmoid from fast_math.h (within ~1.5 ulp of the C library; the
@@ -93,13 +94,18 @@ void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
 // Uninitialised buffers of `size` floats for the program's values, 64-byte aligned.
 class Scratch {
  public:
-  Scratch(int slots, int64_t size) : stride_((size + 15) / 16 * 16), data_(new float[slots * stride_ + 16]) {}
+  Scratch(int slots, int64_t size)
+      : size_(size), stride_((size + 15) / 16 * 16), data_(new float[slots * stride_ + 16]) {}
   float* slot(int i) {
     auto base = reinterpret_cast<uintptr_t>(data_.get());
     return reinterpret_cast<float*>((base + 63) / 64 * 64) + i * stride_;
   }
+  int64_t size() const { return size_; }
+  // Whether the channel inputs' slots hold their values for every block already.
+  bool spread = false;
 
  private:
+  int64_t size_;
   int64_t stride_;
   std::unique_ptr<float[]> data_;
 };
@@ -163,22 +169,23 @@ class FusedElementwiseKernel : public OpKernel {
     }
     const int slots = num_slots_ + static_cast<int>(in.channels.size());
     float* out = y->data<float>();
-    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    const int64_t block = BlockFor(in);
+    const int64_t blocks = (n + block - 1) / block;
     const int team = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();
     const int threads = static_cast<int>(std::min<int64_t>(team, n * cost_ / kParallelWork));
     if (threads > 1) {
 #pragma omp parallel num_threads(threads)
       {
-        Scratch scratch(slots, kBlock);
+        Scratch scratch(slots, block);
 #pragma omp for schedule(static)
-        for (int64_t b = 0; b < blocks; ++b) RunBlock(in, b * kBlock, std::min(kBlock, n - b * kBlock), out, scratch);
+        for (int64_t b = 0; b < blocks; ++b) RunBlock(in, b * block, std::min(block, n - b * block), out, scratch);
       }
       return absl::OkStatus();
     }
-    Scratch scratch(slots, std::min(kBlock, n));
+    Scratch scratch(slots, std::min(block, n));
     for (int64_t b = 0; b < blocks; ++b) {
       if (b % kBlocksPerCancellationCheck == 0) RETURN_IF_ERROR(ctx.cancellation().Check());
-      RunBlock(in, b * kBlock, std::min(kBlock, n - b * kBlock), out, scratch);
+      RunBlock(in, b * block, std::min(block, n - b * block), out, scratch);
     }
     return absl::OkStatus();
   }
@@ -194,7 +201,23 @@ class FusedElementwiseKernel : public OpKernel {
     std::vector<Src> src;         // scalars and full-shape inputs
     std::vector<Channel> channels;
     std::vector<int> channel_of;  // by input: its index in `channels`, or -1
+    // Every channel input is channels-last (inner 1) with the same channel count, and
+    // blocks start at multiples of it: each block's spread values are the same.
+    bool periodic = false;
   };
+
+  // The block length: a multiple of the channel count when every channel input is
+  // channels-last with one count (then `in.periodic` is set), else kBlock.
+  static int64_t BlockFor(Inputs& in) {
+    if (in.channels.empty()) return kBlock;
+    const int64_t c = in.channels[0].channels;
+    for (const Channel& ch : in.channels) {
+      if (ch.inner != 1 || ch.channels != c) return kBlock;
+    }
+    if (c > 4 * kBlock) return kBlock;
+    in.periodic = true;
+    return c * std::max<int64_t>(1, kBlock / c);
+  }
 
   // The output's shape: that of the inputs of rank > 0 when they share one, else their
   // broadcast, which each must reach by a channel broadcast.
@@ -253,8 +276,13 @@ class FusedElementwiseKernel : public OpKernel {
 
   void RunBlock(const Inputs& inputs, int64_t start, int64_t m, float* out, Scratch& scratch) const {
     const int n = static_cast<int>(program_.instrs.size());
-    for (size_t k = 0; k < inputs.channels.size(); ++k) {
-      Spread(inputs.channels[k], start, m, scratch.slot(num_slots_ + static_cast<int>(k)));
+    if (!(inputs.periodic && scratch.spread)) {
+      // Periodic: once per scratch, as long as any block it will serve.
+      const int64_t from = inputs.periodic ? 0 : start, length = inputs.periodic ? scratch.size() : m;
+      for (size_t k = 0; k < inputs.channels.size(); ++k) {
+        Spread(inputs.channels[k], from, length, scratch.slot(num_slots_ + static_cast<int>(k)));
+      }
+      scratch.spread = inputs.periodic;
     }
     auto operand = [&](const EwOperand& o) -> Src {
       switch (o.kind) {

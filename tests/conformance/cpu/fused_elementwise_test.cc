@@ -161,6 +161,15 @@ TEST(FusedElementwiseTest, ChannelBroadcastInputsMatchTheUnfusedOps) {
   }
   const Shape nhwc({2, 9, 11, 7});
   Check(bn, {nhwc, Shape({7}), Shape({1, 1, 7}), Shape({7})});
+  // Channels-last operands of one count make blocks a multiple of it, spread once per
+  // thread: counts that do not divide the block, above it, split across threads, and
+  // above four blocks (spread per block again).
+  for (const Shape& out : {Shape({1, 56, 56, 96}), Shape({1, 30, 30, 1500}), Shape({1, 2, 3, 4097}),
+                           Shape({3, 5, 1024})}) {
+    SCOPED_TRACE(out.ToString());
+    const int64_t c = out.dim(out.rank() - 1);
+    Check(bn, {out, Shape({c}), Shape({1, 1, c}), Shape({c})});
+  }
 }
 
 TEST(FusedElementwiseTest, RejectsBadProgramsAndShapes) {

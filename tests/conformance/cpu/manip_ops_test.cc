@@ -93,9 +93,17 @@ TEST(ManipOpsTest, ConcatV2) {
            {{Shape({2, 3}), Shape({2, 1}), Shape({2, 0}), Shape({2, 5})}, -1},
            {{Shape({2, 3, 4}), Shape({2, 2, 4})}, 1},
            {{Shape({3})}, 0},
-           {{Shape({0, 2}), Shape({0, 2})}, 0}}) {
+           {{Shape({0, 2}), Shape({0, 2})}, 0},
+           // Large enough for the rows to be copied on the intra-op threads: channels-last
+           // feature maps side by side (DenseNet), and a middle axis.
+           {{Shape({1, 56, 56, 32}), Shape({1, 56, 56, 64}), Shape({1, 56, 56, 3})}, 3},
+           {{Shape({40, 30, 24}), Shape({40, 12, 24})}, 1}}) {
     std::vector<Tensor> inputs;
-    for (const Shape& s : shapes) inputs.push_back(Random<int64_t>(s, rng, -9, 9));
+    std::vector<std::vector<double>> values;
+    for (const Shape& s : shapes) {
+      inputs.push_back(Random<int64_t>(s, rng, -9, 9));
+      values.push_back(ToDouble(inputs.back()));
+    }
     auto out = RunOp("ConcatV2", inputs, {{"axis", axis}});
     ASSERT_TRUE(out.ok()) << out.status();
     const int rank = shapes[0].rank();
@@ -109,7 +117,7 @@ TEST(ManipOpsTest, ConcatV2) {
       std::vector<int64_t> index = Unflatten(i, out_dims);
       size_t k = 0;
       while (index[a] >= shapes[k].dim(a)) index[a] -= shapes[k++].dim(a);
-      want.push_back(ToDouble(inputs[k])[Flatten(index, shapes[k].dims())]);
+      want.push_back(values[k][Flatten(index, shapes[k].dims())]);
     }
     ExpectClose(*out, want);
   }
@@ -138,6 +146,21 @@ TEST(ManipOpsTest, ConcatV2) {
 
 TEST(ManipOpsTest, PackAndUnpack) {
   std::mt19937 rng(3);
+  {
+    // Large enough for the rows to be copied on the intra-op threads.
+    std::vector<Tensor> inputs;
+    for (int i = 0; i < 3; ++i) inputs.push_back(Random<float>(Shape({200, 120}), rng));
+    auto packed = RunOp("Pack", inputs, {{"axis", int64_t{1}}});
+    ASSERT_TRUE(packed.ok()) << packed.status();
+    ASSERT_EQ(packed->shape(), Shape({200, 3, 120}));
+    std::vector<double> want;
+    for (int64_t r = 0; r < 200; ++r) {
+      for (int i = 0; i < 3; ++i) {
+        for (int64_t c = 0; c < 120; ++c) want.push_back(inputs[i].data<float>()[r * 120 + c]);
+      }
+    }
+    ExpectClose(*packed, want);
+  }
   for (int64_t axis : {0, 1, 2, -1, -3}) {
     std::vector<Tensor> inputs;
     for (int i = 0; i < 3; ++i) inputs.push_back(Random<float>(Shape({2, 4}), rng));
