@@ -167,8 +167,10 @@ TEST(LstmSequenceTest, DirectionsLengthsPeepholesAndStates) {
 
 TEST(LstmSequenceTest, HiddenSizesThatSplitUnevenly) {
   // 130 units: blocks of 16 with a 2-unit tail; 3 threads get 48, 48, 34; 16 threads
-  // leave seven of them without units (they still meet every step's barrier).
-  for (int threads : {2, 3, 16}) {
+  // leave seven of them without units (they still meet every step's barrier). Largest
+  // team first: LLVM's libomp (the sanitizer build's) never frees the bookkeeping of a
+  // team it grows, which LeakSanitizer reports.
+  for (int threads : {16, 3, 2}) {
     for (bool constant_r : {true, false}) {
       ExpectMatches({.steps = 4, .batch = 2, .input = 5, .hidden = 130, .lengths = true, .peepholes = true,
                      .constant_r = constant_r},
