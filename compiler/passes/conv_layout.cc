@@ -87,6 +87,17 @@ Read HowToRead(OutputRef in, const std::vector<bool>& converted) {
   return t.shape.rank() == kRank ? Read::kTranspose : Read::kNever;
 }
 
+// For a value that a Transpose [0, 3, 1, 2] made from an unconverted x (a model's own
+// permute back to channels-first, as ConvNeXt's blocks end): x, which is that value's
+// channels-last form. Converted readers read x instead, at no cost.
+std::optional<OutputRef> PermutedBackFrom(OutputRef in, const std::vector<bool>& converted) {
+  const Node& t = *in.node;
+  if (in.index != 0 || !t.Is(OpId::kTranspose) || AttrAs<IntList>(t, "perm") != kToFirst) return std::nullopt;
+  const OutputRef x = t.inputs()[0];
+  if (x.node->id() >= static_cast<int>(converted.size()) || converted[x.node->id()]) return std::nullopt;
+  return x;
+}
+
 // Whether `node` runs channels-last, given the decisions for the nodes before it.
 bool Convertible(const Node& node, const std::vector<bool>& converted, const std::vector<bool>& control_outputs) {
   if (IsPinned(node, control_outputs) || node.num_outputs() != 1 || !IsFloat4d(node.output(0)) ||
@@ -119,7 +130,7 @@ bool Convertible(const Node& node, const std::vector<bool>& converted, const std
   for (const OutputRef& in : node.inputs()) {
     Read r = HowToRead(in, converted);
     if (r == Read::kNever) return false;
-    reads_converted = reads_converted || r == Read::kConverted;
+    reads_converted = reads_converted || r == Read::kConverted || PermutedBackFrom(in, converted).has_value();
   }
   return reads_converted;
 }
@@ -159,6 +170,8 @@ class Rewriter {
     RETURN_IF_ERROR(TransposeBack());
     std::vector<bool> remove(g_.num_nodes(), false);
     for (int id = 0; id < n_; ++id) remove[id] = converted_[id];
+    for (int id : bypassed_) remove[id] = true;
+    DropUnread(read_around_, remove);
     DropUnusedConsts(remove);
     return g_.Compact(remove, &rank_);
   }
@@ -230,6 +243,10 @@ class Rewriter {
         return permuted_[in.node] = OutputRef{c, 0};
       }
       case Read::kTranspose: {
+        if (std::optional<OutputRef> x = PermutedBackFrom(in, converted_)) {
+          read_around_.insert(in.node);
+          return *x;
+        }
         auto key = std::make_pair(in.node, in.index);
         auto it = transposed_.find(key);
         if (it != transposed_.end()) return it->second;
@@ -248,9 +265,29 @@ class Rewriter {
   // Readers of converted values that stay channels-first, and results, read one
   // Transpose back per value.
   Status TransposeBack() {
+    // A Transpose [0, 2, 3, 1] of a converted value (a model's own permute to
+    // channels-last, as after ConvNeXt's depthwise convolutions) is that value's
+    // converted form: its readers read that instead, and it goes.
+    const std::vector<bool> control_outputs = ControlOutputs(g_);
+    absl::flat_hash_set<const Node*> results;
+    for (const OutputRef& r : body_.results) results.insert(r.node);
+    std::vector<const Node*> to_last;
+    for (int id = 0; id < n_; ++id) {
+      const Node& t = *g_.node(id);
+      if (converted_[id] || !t.Is(OpId::kTranspose) || AttrAs<IntList>(t, "perm") != kToLast ||
+          IsPinned(t, control_outputs) || results.contains(&t)) {
+        continue;
+      }
+      const OutputRef x = t.inputs()[0];
+      if (x.index == 0 && x.node->id() < n_ && converted_[x.node->id()]) to_last.push_back(&t);
+    }
+    for (const Node* t : to_last) {
+      RETURN_IF_ERROR(body_.ReplaceAllUses({t, 0}, {new_of_[t->inputs()[0].node->id()], 0}).status());
+      bypassed_.push_back(t->id());
+    }
     std::vector<bool> needed(n_, false);
     for (int id = 0; id < n_; ++id) {
-      if (converted_[id]) continue;
+      if (converted_[id] || std::find(bypassed_.begin(), bypassed_.end(), id) != bypassed_.end()) continue;
       for (const OutputRef& in : g_.node(id)->inputs()) {
         if (in.node->id() < n_ && converted_[in.node->id()]) needed[in.node->id()] = true;
       }
@@ -270,8 +307,9 @@ class Rewriter {
     return absl::OkStatus();
   }
 
-  // Consts replaced by permuted copies that nothing else reads any more.
-  void DropUnusedConsts(std::vector<bool>& remove) const {
+  // Of `candidates`, those nothing kept reads (nor a result, nor as a control input)
+  // and that wait on nothing, marked in `remove`.
+  void DropUnread(const absl::flat_hash_set<const Node*>& candidates, std::vector<bool>& remove) const {
     absl::flat_hash_set<const Node*> used;
     for (int id = 0; id < g_.num_nodes(); ++id) {
       if (remove[id]) continue;
@@ -279,9 +317,16 @@ class Rewriter {
       for (const Node* c : g_.node(id)->control_inputs()) used.insert(c);
     }
     for (const OutputRef& r : body_.results) used.insert(r.node);
-    for (const auto& [c, unused] : permuted_) {
+    for (const Node* c : candidates) {
       if (!used.contains(c) && c->control_inputs().empty()) remove[c->id()] = true;
     }
+  }
+
+  // Consts replaced by permuted copies that nothing else reads any more.
+  void DropUnusedConsts(std::vector<bool>& remove) const {
+    absl::flat_hash_set<const Node*> consts;
+    for (const auto& [c, unused] : permuted_) consts.insert(c);
+    DropUnread(consts, remove);
   }
 
   FunctionBody& body_;
@@ -292,6 +337,8 @@ class Rewriter {
   std::vector<int> rank_;
   absl::flat_hash_map<const Node*, OutputRef> permuted_;                      // Const -> permuted Const
   absl::flat_hash_map<std::pair<const Node*, int>, OutputRef> transposed_;  // value -> Transpose in
+  std::vector<int> bypassed_;  // Transposes to channels-last of converted values, read around
+  absl::flat_hash_set<const Node*> read_around_;  // Transposes back to channels-first, read around
 };
 
 }  // namespace

@@ -18,7 +18,10 @@
 // A converted value read by anything else, or returned, goes through one Transpose
 // back to [N, C, H, W] (shared by all such readers), so every other node sees exactly
 // the values it saw before; results keep their types. Rank-4 inputs enter through a
-// Transpose [0, 2, 3, 1] per value. The results are those of the unconverted graph up
+// Transpose [0, 2, 3, 1] per value. A model's own permutes are folded into these: a
+// Transpose [0, 2, 3, 1] of a converted value reads the converted value itself, and a
+// value that a Transpose [0, 3, 1, 2] made from an unconverted x enters as x (the
+// permutes around ConvNeXt's channels-last blocks). The results are those of the unconverted graph up
 // to the convolutions' float rounding (oneDNN sums in another order).
 //
 // Pinned nodes (pass_util.h) are neither converted nor converted through. Runs after

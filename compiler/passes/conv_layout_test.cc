@@ -120,6 +120,39 @@ TEST(ConvLayoutTest, ResidualsAreReadInTheLayout) {
             "return c3_to_nchw\n");
 }
 
+// A ConvNeXt block: conv, the model's permute to channels-last, per-position work
+// that stays unconverted (here Relu of a MatMul-like op: Neg), the permute back, and a
+// residual Add. The work reads the conv's channels-last output itself (the permute to
+// channels-last goes), and the Add reads the work's output as it is (the permute back
+// goes): the Transposes left are the input's, the one back to the result, and a
+// permute of the result that is a result too.
+TEST(ConvLayoutTest, AModelsOwnPermutesFoldIntoTheLayout) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 2, 3, 3}))
+                          .Node("w", "Const", {}, {{"value", Iota({2, 2, 1, 1})}})
+                          .Node("c", "ConvND", {"x", "w"})
+                          .Node("last", "Transpose", {"c"}, {{"perm", IntList{0, 2, 3, 1}}})
+                          .Node("work", "Neg", {"last"})
+                          .Node("first", "Transpose", {"work"}, {{"perm", IntList{0, 3, 1, 2}}})
+                          .Node("a", "Add", {"first", "c"})
+                          .Node("c2", "ConvND", {"a", "w"})
+                          .Node("kept", "Transpose", {"c2"}, {{"perm", IntList{0, 2, 3, 1}}})
+                          .Return({"c2", "kept"});
+  EXPECT_TRUE(RunPass(ConvLayout(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,2,3,3]]() : float32[1,2,3,3]\n"
+            "w = Const[value=float32[2,2,1,1]{0, 1, 2, 3}]() : float32[2,2,1,1]\n"
+            "x_to_nhwc = Transpose[perm=[0, 2, 3, 1]](x) : float32[1,3,3,2]\n"
+            "c_nhwc = ConvND[channels_last=true, constant_filter=true](x_to_nhwc, w) : float32[1,3,3,2]\n"
+            "work = Neg(c_nhwc) : float32[1,3,3,2]\n"
+            "a_nhwc = Add(work, c_nhwc) : float32[1,3,3,2]\n"
+            "c2_nhwc = ConvND[channels_last=true, constant_filter=true](a_nhwc, w) : float32[1,3,3,2]\n"
+            "c2_to_nchw = Transpose[perm=[0, 3, 1, 2]](c2_nhwc) : float32[1,2,3,3]\n"
+            "kept = Transpose[perm=[0, 2, 3, 1]](c2_to_nchw) : float32[1,3,3,2]\n"
+            "return c2_to_nchw, kept\n");
+  EXPECT_FALSE(RunPass(ConvLayout(), body));
+}
+
 TEST(ConvLayoutTest, PadAndConcatFollowTheLayout) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 2, 4, 4}))

@@ -53,3 +53,45 @@ def test_conv_passes_keep_the_results(target, start_server):
     np.testing.assert_allclose(cat, want_cat, rtol=1e-4, atol=1e-5)
     np.testing.assert_allclose(g, want_g, rtol=1e-4, atol=1e-5)
     assert np.abs(want_cat).max() > 0.1
+
+
+def convnext_blocks():
+    """Two ConvNeXt blocks as torchvision writes them: depthwise conv, permute to
+    channels-last, per-position work (LayerNorm's decomposition is left out: a MatMul
+    and Relu stand for it), permute back, a per-channel layer scale and the residual."""
+    rng = np.random.default_rng(11)
+    f = lambda *shape: (rng.standard_normal(shape) * 0.3).astype(np.float32)  # noqa: E731
+    inits, nodes, x = [], [], "x"
+    for i in range(2):
+        inits += [tensor("dw%d" % i, f(8, 1, 3, 3)), tensor("lin%d" % i, f(8, 8)), tensor("gamma%d" % i, f(8, 1, 1))]
+        nodes += [
+            node("Conv", [x, "dw%d" % i], ["c%d" % i], group=8, pads=[1, 1, 1, 1]),
+            node("Transpose", ["c%d" % i], ["last%d" % i], perm=[0, 2, 3, 1]),
+            node("MatMul", ["last%d" % i, "lin%d" % i], ["m%d" % i]),
+            node("Relu", ["m%d" % i], ["r%d" % i]),
+            node("Transpose", ["r%d" % i], ["first%d" % i], perm=[0, 3, 1, 2]),
+            node("Mul", ["gamma%d" % i, "first%d" % i], ["s%d" % i]),
+            node("Add", [x, "s%d" % i], ["y%d" % i]),
+        ]
+        x = "y%d" % i
+    model = make_model(nodes, [("x", FLOAT, [1, 8, 6, 6])], [("y1", FLOAT, [1, 8, 6, 6])], inits)
+    return model, rng.standard_normal((1, 8, 6, 6)).astype(np.float32)
+
+
+def test_a_models_own_permutes_fold_into_the_layout(target, start_server):
+    # The permutes around each block and conv_layout's own transposes cancel: what is
+    # left is the way in and the way out (the first block's residual reads the input
+    # channels-first too).
+    model, x = convnext_blocks()
+    with graphd.connect(target, device="cpu") as client:
+        fast = client.load_onnx(model, name="fast")
+        got = fast(x)
+        transposes = fast.to_dot().count("\\nTranspose\\n")
+    server = start_server("--disable-passes", "conv_layout")
+    with graphd.connect(server.target) as other:
+        plain = other.load_onnx(model, name="plain")
+        want = plain(x)
+        assert plain.to_dot().count("\\nTranspose\\n") == 4  # the model's own
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert np.abs(want).max() > 0.1
+    assert transposes == 2, transposes
