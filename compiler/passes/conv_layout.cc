@@ -157,8 +157,14 @@ StatusOr<Tensor> PermutedConst(const Tensor& t) {
 
 class Rewriter {
  public:
-  Rewriter(FunctionBody& body, std::vector<bool> converted)
-      : body_(body), g_(*body.graph), n_(g_.num_nodes()), converted_(std::move(converted)), new_of_(n_, nullptr) {
+  Rewriter(FunctionBody& body, std::vector<bool> converted, const std::vector<bool>& control_outputs)
+      : body_(body),
+        g_(*body.graph),
+        n_(g_.num_nodes()),
+        converted_(std::move(converted)),
+        control_outputs_(control_outputs),
+        new_of_(n_, nullptr),
+        bypassed_(n_, false) {
     rank_.resize(n_);
     std::iota(rank_.begin(), rank_.end(), 0);
   }
@@ -169,8 +175,7 @@ class Rewriter {
     }
     RETURN_IF_ERROR(TransposeBack());
     std::vector<bool> remove(g_.num_nodes(), false);
-    for (int id = 0; id < n_; ++id) remove[id] = converted_[id];
-    for (int id : bypassed_) remove[id] = true;
+    for (int id = 0; id < n_; ++id) remove[id] = converted_[id] || bypassed_[id];
     DropUnread(read_around_, remove);
     DropUnusedConsts(remove);
     return g_.Compact(remove, &rank_);
@@ -268,14 +273,13 @@ class Rewriter {
     // A Transpose [0, 2, 3, 1] of a converted value (a model's own permute to
     // channels-last, as after ConvNeXt's depthwise convolutions) is that value's
     // converted form: its readers read that instead, and it goes.
-    const std::vector<bool> control_outputs = ControlOutputs(g_);
     absl::flat_hash_set<const Node*> results;
     for (const OutputRef& r : body_.results) results.insert(r.node);
     std::vector<const Node*> to_last;
     for (int id = 0; id < n_; ++id) {
       const Node& t = *g_.node(id);
       if (converted_[id] || !t.Is(OpId::kTranspose) || AttrAs<IntList>(t, "perm") != kToLast ||
-          IsPinned(t, control_outputs) || results.contains(&t)) {
+          IsPinned(t, control_outputs_) || results.contains(&t)) {
         continue;
       }
       const OutputRef x = t.inputs()[0];
@@ -283,11 +287,11 @@ class Rewriter {
     }
     for (const Node* t : to_last) {
       RETURN_IF_ERROR(body_.ReplaceAllUses({t, 0}, {new_of_[t->inputs()[0].node->id()], 0}).status());
-      bypassed_.push_back(t->id());
+      bypassed_[t->id()] = true;
     }
     std::vector<bool> needed(n_, false);
     for (int id = 0; id < n_; ++id) {
-      if (converted_[id] || std::find(bypassed_.begin(), bypassed_.end(), id) != bypassed_.end()) continue;
+      if (converted_[id] || bypassed_[id]) continue;
       for (const OutputRef& in : g_.node(id)->inputs()) {
         if (in.node->id() < n_ && converted_[in.node->id()]) needed[in.node->id()] = true;
       }
@@ -333,11 +337,12 @@ class Rewriter {
   Graph& g_;
   const int n_;  // nodes before the rewrite
   std::vector<bool> converted_;
+  const std::vector<bool>& control_outputs_;  // ControlOutputs of the graph before the rewrite
   std::vector<const Node*> new_of_;  // converted node id -> its channels-last replacement
   std::vector<int> rank_;
   absl::flat_hash_map<const Node*, OutputRef> permuted_;                      // Const -> permuted Const
   absl::flat_hash_map<std::pair<const Node*, int>, OutputRef> transposed_;  // value -> Transpose in
-  std::vector<int> bypassed_;  // Transposes to channels-last of converted values, read around
+  std::vector<bool> bypassed_;  // by old id: Transposes to channels-last of converted values, read around
   absl::flat_hash_set<const Node*> read_around_;  // Transposes back to channels-first, read around
 };
 
@@ -353,7 +358,7 @@ StatusOr<bool> ConvLayout::Run(FunctionBody& body) const {
     any = any || converted[id];
   }
   if (!any) return false;
-  RETURN_IF_ERROR(Rewriter(body, std::move(converted)).Run());
+  RETURN_IF_ERROR(Rewriter(body, std::move(converted), control_outputs).Run());
   return true;
 }
 

@@ -59,13 +59,9 @@ void PackedGates(const PackedRecurrence& packed, const float* __restrict h, int6
 void Project(const LstmSequence& seq, int64_t u0, int64_t u1, float* xw) {
   const int64_t h = seq.hidden, gh = 4 * h, rows = seq.steps * seq.batch, n = u1 - u0;
   for (int64_t g = 0; g < 4; ++g) {
-    float* out = xw + g * h + u0;
-    if (seq.input > 0) {
-      dnnl_sgemm('N', 'T', rows, n, seq.input, 1.f, seq.x, seq.input, seq.w + (g * h + u0) * seq.input, seq.input,
-                 0.f, out, gh);
-    } else {
-      for (int64_t row = 0; row < rows; ++row) std::fill_n(out + row * gh, n, 0.f);
-    }
+    float* out = xw + g * h + u0;  // input >= 1: the op rejects an empty W
+    dnnl_sgemm('N', 'T', rows, n, seq.input, 1.f, seq.x, seq.input, seq.w + (g * h + u0) * seq.input, seq.input, 0.f,
+               out, gh);
     if (seq.bias == nullptr) continue;
     const float* bi = seq.bias + g * h + u0;
     const float* br = bi + gh;

@@ -321,14 +321,12 @@ StatusOr<std::unique_ptr<OpKernel>> MakeMatMul(const Node& node) {
                   .tb = AttrOr<bool>(node, "transpose_b", false),
                   .has_bias = node.inputs().size() > 2};
   if (AttrOr<bool>(node, "constant_weights", false)) {
-    const Node& producer = *node.inputs()[1].node;
-    auto value = producer.attrs().find("value");
-    if (producer.op_name() != "Const" || value == producer.attrs().end() ||
-        !std::holds_alternative<Tensor>(value->second)) {
+    const Tensor* b = ConstInput(node, 1);
+    if (b == nullptr) {
       return errors::InvalidArgument(absl::StrCat(node.name(), ": constant_weights is set but input 1 comes from ",
-                                                  producer.op_name(), ", not a Const"));
+                                                  node.inputs()[1].node->op_name(), ", not a Const"));
     }
-    o.constant_b = std::get<Tensor>(value->second);
+    o.constant_b = *b;
   }
   ASSIGN_OR_RETURN(o.act, FusedActivation::FromNode(node));
   return std::make_unique<MatMulKernel>(std::move(o));

@@ -13,6 +13,17 @@ namespace graphd::executor::cpu {
 
 using ::graphd::AttrOr;  // core/graph/node_attr.h
 
+// The value of the Const that feeds `node`'s input `i`, or null when that producer is
+// not a Const holding a tensor (a kernel may keep work derived from a constant input:
+// MatMul's packed weights, the LSTM's packed recurrence).
+inline const Tensor* ConstInput(const Node& node, size_t i) {
+  if (i >= node.inputs().size()) return nullptr;
+  const Node& producer = *node.inputs()[i].node;
+  if (producer.op_name() != "Const") return nullptr;
+  auto value = producer.attrs().find("value");
+  return value == producer.attrs().end() ? nullptr : std::get_if<Tensor>(&value->second);
+}
+
 // A number given as an int, float or bool attribute (OneHot's on_value, ...).
 inline double NumberAttrOr(const Node& node, absl::string_view name, double fallback) {
   auto it = node.attrs().find(name);

@@ -10,7 +10,6 @@
 #include <memory>
 #include <string>
 #include <type_traits>
-#include <variant>
 #include <vector>
 
 #include "executor/cpu/dnnl_util.h"
@@ -275,16 +274,11 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
 // R packed once when it is a Const float32 [D, 4H, H] of an LSTM that runs on
 // lstm_sequence.h's path; else null.
 std::shared_ptr<const ConstantRecurrence> PackConstantRecurrence(const Node& node, const RnnConfig& cfg) {
-  if (cfg.cell != Cell::kLstm || node.inputs().size() < 3 || !LstmSequenceFits(1, cfg.hidden, RecurrenceThreads())) {
+  const Tensor* constant_r = ConstInput(node, 2);
+  if (cfg.cell != Cell::kLstm || constant_r == nullptr || !LstmSequenceFits(1, cfg.hidden, RecurrenceThreads())) {
     return nullptr;
   }
-  const Node& producer = *node.inputs()[2].node;
-  auto value = producer.attrs().find("value");
-  if (producer.op_name() != "Const" || value == producer.attrs().end() ||
-      !std::holds_alternative<Tensor>(value->second)) {
-    return nullptr;
-  }
-  const Tensor& r = std::get<Tensor>(value->second);
+  const Tensor& r = *constant_r;
   const int64_t dirs = cfg.direction == "bidirectional" ? 2 : 1, h = cfg.hidden;
   if (r.dtype() != DType::kFloat32 || r.shape() != Shape({dirs, 4 * h, h})) return nullptr;
   auto constant = std::make_shared<ConstantRecurrence>();

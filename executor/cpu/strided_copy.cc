@@ -57,35 +57,17 @@ int TransposedDim(const Box& box) {
   return -1;
 }
 
-// A copy whose last dimension is strided in the source but dimension `t` is
-// contiguous there: square tiles over (t, last), so that both the reads (down t) and
-// the writes (along the last dimension) go through whole cache lines. The other
-// dimensions are walked as an odometer.
-template <typename T>
-Status CopyTiled(const T* src, T* dst, const Box& box, int t, const CancellationToken* token) {
-  const int rank = static_cast<int>(box.shape.size());
-  const int64_t rows = box.shape[t], cols = box.shape[rank - 1];
-  const int64_t s_row = box.src_strides[t], d_row = box.dst_strides[t];
-  const int64_t s_col = box.src_strides[rank - 1];
-  std::vector<int> outer;
-  for (int k = 0; k < rank - 1; ++k) {
-    if (k != t) outer.push_back(k);
-  }
+// Calls visit(s, d) with the source and destination offsets of every index over the
+// dimensions `outer` (an odometer, the last fastest), polling `token` every
+// kCheckEvery elements (`per_visit` elements each).
+template <typename F>
+Status WalkOuter(const Box& box, const std::vector<int>& outer, int64_t per_visit, const CancellationToken* token,
+                 F visit) {
   std::vector<int64_t> index(outer.size(), 0);
   int64_t s = box.src_offset, d = box.dst_offset, since_check = 0;
   while (true) {
-    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-      const int64_t r1 = std::min(rows, r0 + kTile);
-      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-        const int64_t c1 = std::min(cols, c0 + kTile);
-        for (int64_t r = r0; r < r1; ++r) {
-          const T* in = src + s + r * s_row;
-          T* out = dst + d + r * d_row;
-          for (int64_t c = c0; c < c1; ++c) out[c] = in[c * s_col];
-        }
-      }
-    }
-    since_check += rows * cols;
+    visit(s, d);
+    since_check += per_visit;
     if (token != nullptr && since_check >= kCheckEvery) {
       RETURN_IF_ERROR(token->Check());
       since_check = 0;
@@ -104,40 +86,54 @@ Status CopyTiled(const T* src, T* dst, const Box& box, int t, const Cancellation
   }
 }
 
+// The dimensions before the last, but `skip`.
+std::vector<int> OuterDims(const Box& box, int skip) {
+  std::vector<int> outer;
+  for (int k = 0; k + 1 < static_cast<int>(box.shape.size()); ++k) {
+    if (k != skip) outer.push_back(k);
+  }
+  return outer;
+}
+
+// A copy whose last dimension is strided in the source but dimension `t` is
+// contiguous there: square tiles over (t, last), so that both the reads (down t) and
+// the writes (along the last dimension) go through whole cache lines.
+template <typename T>
+Status CopyTiled(const T* src, T* dst, const Box& box, int t, const CancellationToken* token) {
+  const int rank = static_cast<int>(box.shape.size());
+  const int64_t rows = box.shape[t], cols = box.shape[rank - 1];
+  const int64_t s_row = box.src_strides[t], d_row = box.dst_strides[t];
+  const int64_t s_col = box.src_strides[rank - 1];
+  return WalkOuter(box, OuterDims(box, t), rows * cols, token, [&](int64_t s, int64_t d) {
+    for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+      const int64_t r1 = std::min(rows, r0 + kTile);
+      for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+        const int64_t c1 = std::min(cols, c0 + kTile);
+        for (int64_t r = r0; r < r1; ++r) {
+          const T* in = src + s + r * s_row;
+          T* out = dst + d + r * d_row;
+          for (int64_t c = c0; c < c1; ++c) out[c] = in[c * s_col];
+        }
+      }
+    }
+  });
+}
+
 template <typename T>
 Status Copy(const T* src, T* dst, const Box& box, const CancellationToken* token) {
   if (const int t = TransposedDim(box); t >= 0) return CopyTiled(src, dst, box, t, token);
   const int rank = static_cast<int>(box.shape.size());
   const int64_t inner = box.shape[rank - 1];
   const int64_t si = box.src_strides[rank - 1], di = box.dst_strides[rank - 1];
-  std::vector<int64_t> index(rank - 1, 0);
-  int64_t s = box.src_offset, d = box.dst_offset, since_check = 0;
-  while (true) {
+  return WalkOuter(box, OuterDims(box, -1), inner, token, [&](int64_t s, int64_t d) {
     if constexpr (std::is_trivially_copyable_v<T>) {
       if (si == 1 && di == 1) {
         std::memcpy(dst + d, src + s, static_cast<size_t>(inner) * sizeof(T));
-      } else {
-        for (int64_t i = 0; i < inner; ++i) dst[d + i * di] = src[s + i * si];
+        return;
       }
-    } else {
-      for (int64_t i = 0; i < inner; ++i) dst[d + i * di] = src[s + i * si];
     }
-    since_check += inner;
-    if (token != nullptr && since_check >= kCheckEvery) {
-      RETURN_IF_ERROR(token->Check());
-      since_check = 0;
-    }
-    int k = rank - 2;
-    for (; k >= 0; --k) {  // odometer over the outer dimensions
-      s += box.src_strides[k];
-      d += box.dst_strides[k];
-      if (++index[k] < box.shape[k]) break;
-      s -= box.src_strides[k] * box.shape[k];
-      d -= box.dst_strides[k] * box.shape[k];
-      index[k] = 0;
-    }
-    if (k < 0) return absl::OkStatus();
-  }
+    for (int64_t i = 0; i < inner; ++i) dst[d + i * di] = src[s + i * si];
+  });
 }
 
 }  // namespace

@@ -27,6 +27,16 @@ class Stack(torch.nn.Module):
         return y, state[0] if isinstance(state, tuple) else state
 
 
+def _expect_torch_outputs(fn, model, x):
+    """graphd's outputs for `x` through `fn` match torch's `model` on the same input."""
+    with torch.no_grad():
+        want = [t.numpy() for t in model(torch.from_numpy(x))]
+    got = fn(x)
+    for g, w in zip(got, want):
+        assert g.shape == w.shape
+        np.testing.assert_allclose(g, w, rtol=RTOL, atol=1e-5)
+
+
 @pytest.mark.parametrize("kind", ["RNN", "GRU", "LSTM"])
 @pytest.mark.parametrize("bidirectional", [False, True])
 @pytest.mark.parametrize("batch_first", [False, True])
@@ -42,13 +52,7 @@ def test_torch_recurrent_stack_matches_torch(client, kind, bidirectional, batch_
     rng = np.random.default_rng(1)
     for seq, batch in ((6, 3), (1, 1)):
         shape = (batch, seq, 3) if batch_first else (seq, batch, 3)
-        x = rng.standard_normal(shape).astype(np.float32)
-        with torch.no_grad():
-            want = [t.numpy() for t in model(torch.from_numpy(x))]
-        got = fn(x)
-        for g, w in zip(got, want):
-            assert g.shape == w.shape
-            np.testing.assert_allclose(g, w, rtol=RTOL, atol=1e-5)
+        _expect_torch_outputs(fn, model, rng.standard_normal(shape).astype(np.float32))
 
 
 # Hidden sizes from 128 at batches up to 4 run the LSTM's recurrence on a team of
@@ -68,10 +72,4 @@ def test_torch_lstm_with_wide_hidden_state_matches_torch(target, bidirectional, 
     with graphd.connect(target, device="cpu") as c:
         fn = c.load_onnx(data, name="lstm")
         for seq, batch in ((7, 1), (4, 3), (2, 6)):
-            x = rng.standard_normal((seq, batch, 16)).astype(np.float32)
-            with torch.no_grad():
-                want = [t.numpy() for t in model(torch.from_numpy(x))]
-            got = fn(x)
-            for g, w in zip(got, want):
-                assert g.shape == w.shape
-                np.testing.assert_allclose(g, w, rtol=RTOL, atol=1e-5)
+            _expect_torch_outputs(fn, model, rng.standard_normal((seq, batch, 16)).astype(np.float32))
