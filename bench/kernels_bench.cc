@@ -1,5 +1,5 @@
 // CPU kernel micro-benchmarks through the real planner and executor: one node graphs
-// (MatMul, a dense layer with constant weights, Add/Sub with broadcasting, Relu,
+// (MatMul, a dense layer with constant weights, a classifier head, Add/Sub with broadcasting, Relu,
 // Softmax, Sum) at a few sizes, a chain of five elementwise ops unfused (five nodes)
 // and fused (one FusedElementwise node, as the elementwise_fusion pass writes it),
 // attention's transposes and an LSTM layer.
@@ -84,6 +84,25 @@ void BM_DenseLayer(benchmark::State& state) {
       benchmark::Counter(2.0 * m * k * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
 }
 BENCHMARK(BM_DenseLayer)->Arg(1)->Arg(2)->Arg(4)->Arg(8)->Arg(16)->Arg(32)->Unit(benchmark::kMicrosecond);
+
+// A classifier head at batch 1: x[1, k] * W^T + b with W [n, k] a Const (torch's Linear,
+// as the ONNX Gemm with transB imports), at the zoo's head shapes: MobileNetV3's
+// 576x1024 and 1024x1000, EfficientNet's 1280x1000, ResNet-50's 2048x1000. Here the
+// weights stay in the CPU's caches; after a CNN's layers they come from DRAM.
+void BM_Classifier(benchmark::State& state) {
+  const int64_t k = state.range(0), n = state.range(1);
+  Graph g;
+  OutputRef x{Placeholder(g, "x", Shape({1, k})), 0};
+  OutputRef w{g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", Filled(Shape({n, k}), 0.25f)}}}).value(), 0};
+  OutputRef b{g.AddNode({.name = "b", .op = "Const", .attrs = {{"value", Filled(Shape({n}), 0.5f)}}}).value(), 0};
+  g.AddNode({.name = "out", .op = "MatMul", .inputs = {x, w, b},
+             .attrs = {{"constant_weights", true}, {"transpose_b", true}}})
+      .value();
+  RunGraph(state, g, {"x"}, {Filled(Shape({1, k}), 0.5f)});
+  state.counters["GB/s"] = benchmark::Counter(4.0 * k * n * state.iterations() / 1e9, benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_Classifier)->Args({576, 1024})->Args({1024, 1000})->Args({1280, 1000})->Args({2048, 1000})
+    ->Unit(benchmark::kMicrosecond);
 
 void BM_AddBroadcast(benchmark::State& state) {
   int64_t n = state.range(0);

@@ -4,11 +4,18 @@
 #include <cstdlib>
 #include <new>
 
+#include "core/buffer_cache.h"
 #include "core/memory_account.h"
 
 namespace graphd {
 namespace {
 std::atomic<int64_t> max_tensor_bytes{int64_t{1} << 40};
+
+// A host block's size: `bytes` rounded up to the alignment, at least one unit.
+size_t RoundedBytes(size_t bytes) {
+  const size_t rounded = (bytes + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
+  return rounded == 0 ? kTensorAlignment : rounded;
+}
 }  // namespace
 
 void SetMaxTensorBytes(int64_t bytes) { max_tensor_bytes.store(bytes, std::memory_order_relaxed); }
@@ -24,12 +31,10 @@ StatusOr<std::shared_ptr<Buffer>> Buffer::Allocate(DType dtype, int64_t num_elem
         "a tensor of ", num_elements, " ", DTypeName(dtype), " elements exceeds the limit of ",
         MaxTensorBytes(), " bytes per tensor"));
   }
-  size_t rounded = (static_cast<size_t>(bytes) + kTensorAlignment - 1) / kTensorAlignment *
-                   kTensorAlignment;
-  if (rounded == 0) rounded = kTensorAlignment;
+  const size_t rounded = RoundedBytes(static_cast<size_t>(bytes));
   MemoryAccount& account = CurrentMemoryAccount();
   RETURN_IF_ERROR(account.Charge(bytes));
-  void* data = std::aligned_alloc(kTensorAlignment, rounded);
+  void* data = TakeHostBlock(rounded);
   if (data == nullptr) {
     account.Credit(bytes);
     return errors::ResourceExhausted(absl::StrCat("out of memory allocating ", bytes, " bytes"));
@@ -62,7 +67,7 @@ Buffer::~Buffer() {
     auto* s = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) s[i].~basic_string();
   }
-  std::free(data_);
+  ReturnHostBlock(data_, RoundedBytes(bytes_));
   if (account_ != nullptr) account_->Credit(static_cast<int64_t>(bytes_));
 }
 

@@ -60,6 +60,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
     o.function_cache_entries = c.function_cache_entries();
   }
   if (c.has_function_cache_mb() && unset("--function-cache-mb")) o.function_cache_mb = c.function_cache_mb();
+  if (c.has_buffer_cache_mb() && unset("--buffer-cache-mb")) o.buffer_cache_mb = c.buffer_cache_mb();
   if (c.has_gpu() && unset("--gpu")) o.gpu = c.gpu();
   if (c.has_model_repository() && unset("--model-repository")) o.model_repository = c.model_repository();
   if (c.has_model_control_mode() && unset("--model-control-mode")) o.model_control_mode = c.model_control_mode();
@@ -121,6 +122,9 @@ Status Validate(const ServerOptions& o) {
   }
   if (o.function_cache_mb < 1 || o.function_cache_mb > (int64_t{1} << 30)) {
     return errors::InvalidArgument("--function-cache-mb must be between 1 and 1073741824");
+  }
+  if (o.buffer_cache_mb < 0 || o.buffer_cache_mb > (int64_t{1} << 30)) {
+    return errors::InvalidArgument("--buffer-cache-mb must be between 0 (none) and 1073741824");
   }
   if (o.gpu != "auto" && o.gpu != "off") {
     return errors::InvalidArgument(absl::StrCat("--gpu must be auto or off, got '", o.gpu, "'"));
@@ -196,6 +200,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
   app.add_option("--malloc-arenas", o.malloc_arenas,
                  "Most malloc arenas (0: glibc's default); 1 hands large freed blocks back to the system, more trade that for less lock contention")
       ->envname("GRAPHD_MALLOC_ARENAS")->capture_default_str();
+  app.add_option("--buffer-cache-mb", o.buffer_cache_mb,
+                 "Most MiB of freed tensor storage kept for reuse by the next tensor of the same size (0: none)")
+      ->envname("GRAPHD_BUFFER_CACHE_MB")->capture_default_str();
   app.add_option("--function-cache-entries", o.function_cache_entries,
                  "Most concrete functions the shared function cache keeps (least recently used go first)")
       ->envname("GRAPHD_FUNCTION_CACHE_ENTRIES")->capture_default_str();

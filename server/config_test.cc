@@ -55,6 +55,7 @@ TEST(ValidateTest, RejectsEachBadField) {
   ExpectRejected([](ServerOptions& o) { o.gpu = "on"; }, "--gpu must be auto or off");
   ExpectRejected([](ServerOptions& o) { o.function_cache_entries = 0; }, "--function-cache-entries");
   ExpectRejected([](ServerOptions& o) { o.function_cache_mb = -1; }, "--function-cache-mb");
+  ExpectRejected([](ServerOptions& o) { o.buffer_cache_mb = -1; }, "--buffer-cache-mb");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = 5000; }, "--malloc-arenas");
   // Past ten years the timeout would overflow the clock's nanoseconds.
   ExpectRejected([](ServerOptions& o) { o.session_idle_timeout_seconds = 10000000000; },
@@ -117,13 +118,15 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->gpu, "auto");
   EXPECT_EQ(o->function_cache_entries, 4096);
   EXPECT_EQ(o->function_cache_mb, 4096);
+  EXPECT_EQ(o->buffer_cache_mb, 128);
 }
 
 TEST_F(ParseCommandLineTest, Flags) {
   auto o = Parse({"--listen", "0.0.0.0:9000", "--log-level=debug", "--max-sessions", "5",
                   "--session-idle-timeout", "0", "--max-message-bytes", "2048", "--cpu-threads=3",
                   "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0", "--gpu", "off",
-                  "--function-cache-entries", "16", "--function-cache-mb=64"});
+                  "--function-cache-entries", "16", "--function-cache-mb=64",
+                  "--buffer-cache-mb", "0"});
   ASSERT_TRUE(o.ok()) << o.status();
   EXPECT_EQ(exit_code_, 0);
   EXPECT_EQ(o->listen, "0.0.0.0:9000");
@@ -138,6 +141,7 @@ TEST_F(ParseCommandLineTest, Flags) {
   EXPECT_EQ(o->gpu, "off");
   EXPECT_EQ(o->function_cache_entries, 16);
   EXPECT_EQ(o->function_cache_mb, 64);
+  EXPECT_EQ(o->buffer_cache_mb, 0);
 }
 
 TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
@@ -151,7 +155,8 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
                                "drain_seconds: 4\n"
                                "malloc_arenas: 3\n"
                                "inline_run_us: 50\n"
-                               "function_cache_entries: 100\n");
+                               "function_cache_entries: 100\n"
+                               "buffer_cache_mb: 32\n");
   auto file_only = Parse({"--config", path});
   ASSERT_TRUE(file_only.ok()) << file_only.status();
   EXPECT_EQ(file_only->listen, "10.1.2.3:7000");
@@ -163,6 +168,7 @@ TEST_F(ParseCommandLineTest, ConfigFileWithFlagsOverriding) {
   EXPECT_EQ(file_only->malloc_arenas, 3);
   EXPECT_EQ(file_only->function_cache_entries, 100);
   EXPECT_EQ(file_only->inline_run_us, 50);
+  EXPECT_EQ(file_only->buffer_cache_mb, 32);
   EXPECT_EQ(file_only->max_message_bytes, 64 << 20);  // not in the file: default
 
   auto o = Parse({"--max-sessions", "4", "--config", path, "--log-level", "error"});

@@ -4,19 +4,13 @@
 #include <malloc.h>
 #endif
 
-// Under a sanitizer its own allocator serves malloc, and glibc's is never set up:
-// malloc_trim then initialises glibc's arenas lazily, without a lock, and two threads
-// trimming at once crashed an ASan server (a null arena in mtrim). There is nothing
-// of glibc's to tune or trim.
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define GRAPHD_SANITIZED_MALLOC 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define GRAPHD_SANITIZED_MALLOC 1
-#endif
+#include "core/buffer_cache.h"
+#include "core/sanitizers.h"
 
+// Under a sanitizer its own allocator serves malloc (core/sanitizers.h), and glibc's is
+// never set up: malloc_trim then initialises glibc's arenas lazily, without a lock, and
+// two threads trimming at once crashed an ASan server (a null arena in mtrim). There
+// is nothing of glibc's to tune or trim.
 namespace graphd::server {
 
 bool TuneMalloc(int arenas) {
@@ -33,6 +27,7 @@ bool TuneMalloc(int arenas) {
 }
 
 void ReleaseFreeMemory() {
+  FlushBufferCache();
 #if defined(__GLIBC__) && !defined(GRAPHD_SANITIZED_MALLOC)
   malloc_trim(0);
 #endif

@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "core/buffer_cache.h"
 #include "core/graph/ir_text.h"
 #include "core/logging.h"
 #include "executor/cpu/cpu_device.h"
@@ -139,6 +140,9 @@ void GraphdServer::AddCollectors() {
     std::sort(tenants.begin(), tenants.end());
     metrics::AppendGauges(out, "graphd_tenant_memory_bytes", "Bytes of host tensors each tenant holds", "tenant",
                           tenants);
+    metrics::AppendGauge(out, "graphd_tensor_buffer_cache_bytes",
+                         "Bytes of freed host tensor storage kept for reuse (--buffer-cache-mb)",
+                         static_cast<double>(BufferCacheBytes()));
     metrics::AppendGauge(out, "graphd_process_resident_memory_bytes", "Resident memory of the server process",
                          static_cast<double>(ResidentBytes()));
     const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();

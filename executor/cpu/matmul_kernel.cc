@@ -6,6 +6,8 @@
 // Const's own value is packed (a value fed in its place runs unpacked). Small products
 // run on one thread; mid-sized ones are split with a helper thread (matmul_helper.h),
 // by columns when they have few rows, else by rows; large ones use oneDNN's OpenMP team.
+// One row against large constant weights (a classifier head) reads them in place on
+// the OpenMP team (gemv.h, kGemvWeights).
 #include <omp.h>
 
 #include <array>
@@ -54,10 +56,18 @@ constexpr int64_t kColumnAlign = 16;
 // waking a sleeping helper for; smaller ones go to it only while it is awake
 // (matmul_helper.h). Row halves (kSplitMacs and up) always wake it.
 constexpr int64_t kWakeMacs = int64_t{1} << 20;
-// A single row against constant weights of at least this many elements (4 MB) runs
-// gemv.h's loops over the weights as they are: bound by memory bandwidth, where a
-// packed copy gains nothing and would double the model's memory.
-constexpr int64_t kGemvWeights = int64_t{1} << 20;
+// A single row against constant weights of at least this many elements (2 MB) runs
+// gemv.h's loops over the weights as they are, in column blocks on the OpenMP team:
+// bound by memory bandwidth, where a packed copy gains nothing and would double the
+// model's memory. A classifier head after a CNN reads its weights from DRAM (the
+// layers before it pushed them out of the caches), and two cores reading at once
+// fetch them in about half the time: MobileNetV3's 576x1024 and 1024x1000 heads took
+// 260-480 us on one thread (oneDNN, packed) and 160-280 us on two; EfficientNet's
+// 1280x1000 190 -> 165-190 us against halves on the helper thread (model_bench
+// --profile, 2 cores, AVX-512). The team is awake after the convolutions, so the
+// fork costs little. Below this size (an MLP's 512x512, its weights in cache) one
+// thread and the packed primitive stay faster.
+constexpr int64_t kGemvWeights = int64_t{1} << 19;
 // Columns per OpenMP work item in that product.
 constexpr int64_t kGemvColumns = 64;
 
@@ -187,9 +197,8 @@ class MatMulKernel : public OpKernel {
                    {.row = m0, .rows = m - m0, .col = 0, .cols = n}, k, n, packed, /*wake=*/true);
   }
 
-  // One row against large constant weights (gemv.h): read in place, never packed.
-  // Column blocks go to the OpenMP team when the product is large enough for
-  // oneDNN to use it too (kOneThreadMacs), else halves to the helper thread.
+  // One row against large constant weights (gemv.h): read in place, never packed,
+  // in column blocks on the OpenMP team.
   Status RunGemv(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, int64_t k, int64_t n) {
     const float* pa = a.data<float>();
     const float* pb = b.data<float>();
@@ -202,14 +211,11 @@ class MatMulKernel : public OpKernel {
     const int threads = IntraOpThreads();
     if (threads <= 1 || n < 2 * kColumnAlign) {
       columns(0, n);
-    } else if (k * n >= kOneThreadMacs) {
-      const int64_t blocks = (n + kGemvColumns - 1) / kGemvColumns;
-#pragma omp parallel for num_threads(threads) schedule(static)
-      for (int64_t i = 0; i < blocks; ++i) columns(i * kGemvColumns, std::min(n, (i + 1) * kGemvColumns));
-    } else {
-      const int64_t n0 = (n / 2 + kColumnAlign - 1) / kColumnAlign * kColumnAlign;
-      RunPairWithHelper([&] { columns(0, n0); }, [&] { columns(n0, n); });
+      return absl::OkStatus();
     }
+    const int64_t blocks = (n + kGemvColumns - 1) / kGemvColumns;
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t i = 0; i < blocks; ++i) columns(i * kGemvColumns, std::min(n, (i + 1) * kGemvColumns));
     return absl::OkStatus();
   }
 

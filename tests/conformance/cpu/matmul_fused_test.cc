@@ -141,15 +141,17 @@ StatusOr<std::unique_ptr<const Plan>> ConstantWeightsPlan(Graph& g, const Tensor
 }
 
 TEST(MatMulFusedTest, OneRowAgainstLargeConstantWeightsMatchesTheReference) {
-  // k x n of 1M elements and more: one row runs gemv.h's loops over the weights as
-  // they are (OpenMP column blocks from 8M elements, else halves on the helper thread),
-  // several rows the packed primitive. Odd widths leave remainders at every level.
+  // k x n of 512K elements and more: one row runs gemv.h's loops over the weights as
+  // they are, in OpenMP column blocks; several rows, or fewer weights, the packed
+  // primitive. Odd widths leave remainders at every level.
   for (bool tb : {false, true}) {
     for (const char* act : {"", "Relu", "Clip"}) {
       const Fused f{.tb = tb, .bias = true, .bias_row = tb, .activation = act, .lo = -1.f, .hi = 2.f};
       Check<float>(1024, 1027, {1, 2, 1}, f, true, 1e-3);
     }
     Check<float>(4099, 2051, {1}, Fused{.tb = tb}, true, 1e-3);
+    Check<float>(577, 1023, {1}, Fused{.tb = tb, .bias = true, .bias_row = tb}, true, 1e-3);  // just past 512K
+    Check<float>(511, 1025, {1}, Fused{.tb = tb, .bias = true, .bias_row = tb}, true, 1e-3);  // just below: packed
     Check<float>(1031, 1021, {1}, Fused{.tb = tb, .activation = "Relu"}, false, 1e-3);  // not a Const: oneDNN
   }
 }
