@@ -64,8 +64,17 @@ const dnnl::primitive_attr& PrimitiveAttr() {
   return *attr;
 }
 
-void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args) {
+OneThreadScope::OneThreadScope(bool active) : saved_(active ? omp_get_max_threads() : 0) {
+  if (saved_ > 1) omp_set_num_threads(1);
+}
+
+OneThreadScope::~OneThreadScope() {
+  if (saved_ > 1) omp_set_num_threads(saved_);
+}
+
+void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args, int64_t elements) {
   ApplyIntraOpThreads();
+  OneThreadScope one_thread(elements >= 0 && elements < kOneThreadElements);
   const dnnl_memory_desc_t* md =
       dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
   size_t size = md == nullptr ? 0 : dnnl_memory_desc_get_size(md);

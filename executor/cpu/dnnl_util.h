@@ -30,7 +30,26 @@ dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t);
 const dnnl::primitive_attr& PrimitiveAttr();
 // Runs `prim` (made with PrimitiveAttr) on the calling thread's stream with a
 // scratchpad owned by the calling thread, and waits for it.
-void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args);
+// With `elements` (what the primitive reads and writes, in elements) below
+// kOneThreadElements, it runs on the calling thread alone: for a memory-bound op of
+// that size a second thread saves a microsecond or two when the team is spinning, and
+// costs a futex wake-up (tens of microseconds on a loaded 2-core VM) when it is not.
+// The encoder's residual Adds ([1, 64, 256]) took 64-327 us on two threads.
+inline constexpr int64_t kOneThreadElements = int64_t{1} << 16;
+void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args, int64_t elements = -1);
+
+// While alive (and `active`), oneDNN primitives created or run on this thread use
+// one OpenMP thread.
+class OneThreadScope {
+ public:
+  explicit OneThreadScope(bool active);
+  ~OneThreadScope();
+  OneThreadScope(const OneThreadScope&) = delete;
+  OneThreadScope& operator=(const OneThreadScope&) = delete;
+
+ private:
+  int saved_;
+};
 
 // Threads one oneDNN primitive may use (its OpenMP team), for every thread that runs
 // primitives from now on; 0 (the default) leaves the OpenMP default (all cores, or

@@ -189,7 +189,8 @@ void DnnlBinary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   });
   RunPrimitive(prim, {{DNNL_ARG_SRC_0, Wrap(PlainDesc(da), a)},
                       {DNNL_ARG_SRC_1, Wrap(PlainDesc(db), b)},
-                      {DNNL_ARG_DST, Wrap(PlainDesc(da), out)}});
+                      {DNNL_ARG_DST, Wrap(PlainDesc(da), out)}},
+               a.num_elements() + b.num_elements() + out.num_elements());
 }
 
 }  // namespace

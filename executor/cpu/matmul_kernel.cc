@@ -71,22 +71,6 @@ constexpr int64_t kGemvWeights = int64_t{1} << 19;
 // Columns per OpenMP work item in that product.
 constexpr int64_t kGemvColumns = 64;
 
-// While alive (and `active`), primitives created on this thread use one thread.
-class OneThreadScope {
- public:
-  explicit OneThreadScope(bool active) : saved_(active ? omp_get_max_threads() : 0) {
-    if (saved_ > 0) omp_set_num_threads(1);
-  }
-  ~OneThreadScope() {
-    if (saved_ > 0) omp_set_num_threads(saved_);
-  }
-  OneThreadScope(const OneThreadScope&) = delete;
-  OneThreadScope& operator=(const OneThreadScope&) = delete;
-
- private:
-  int saved_;
-};
-
 struct MatMulOptions {
   bool ta = false, tb = false;
   bool has_bias = false;
