@@ -221,7 +221,7 @@ TEST_F(ParseCommandLineTest, DisablePasses) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(exit_code_, 2);
   EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, dce, "
-                                                        "layernorm_fusion, "
+                                                        "layernorm_fusion, gelu_fusion, "
                                                         "batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, elementwise_fusion)"));
 }
 

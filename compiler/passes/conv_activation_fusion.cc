@@ -11,17 +11,6 @@
 namespace graphd::compiler::passes {
 namespace {
 
-// The value of a scalar (one element) float Const, if `ref` is one.
-std::optional<double> ScalarConst(OutputRef ref) {
-  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
-  auto it = ref.node->attrs().find("value");
-  if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
-  const Tensor& t = std::get<Tensor>(it->second);
-  if (t.num_elements() != 1) return std::nullopt;
-  if (t.dtype() == DType::kFloat32) return t.data<float>()[0];
-  return std::nullopt;
-}
-
 // The single user of `node`'s output 0, when that is its only use and the user reads
 // it as input 0 (uses of other outputs are not counted: ConvND has one output).
 const Node* OnlyUser(const OutputUses& u, const Node& node) {

@@ -89,13 +89,11 @@ class Candidates {
 };
 
 // The value of a rank-0 float32 Const, if `ref` is one.
-std::optional<float> ScalarConst(OutputRef ref) {
-  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
-  auto it = ref.node->attrs().find("value");
-  if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
-  const Tensor& t = std::get<Tensor>(it->second);
-  if (t.dtype() != DType::kFloat32 || t.shape().rank() != 0) return std::nullopt;
-  return t.data<float>()[0];
+std::optional<float> RankZeroConst(OutputRef ref) {
+  if (ref.node->output(ref.index).shape.known_rank() && ref.node->output(ref.index).shape.rank() == 0) {
+    return ScalarConst(ref);
+  }
+  return std::nullopt;
 }
 
 }  // namespace
@@ -157,7 +155,7 @@ StatusOr<bool> ElementwiseFusion::Run(FunctionBody& body) const {
         if (group[in.node->id()] == group[id] && instr_of[in.node->id()] >= 0) {
           o.kind = EwOperand::Kind::kTemp;
           o.index = instr_of[in.node->id()];
-        } else if (std::optional<float> c = ScalarConst(in); c.has_value()) {
+        } else if (std::optional<float> c = RankZeroConst(in); c.has_value()) {
           o.kind = EwOperand::Kind::kConst;
           o.value = *c;
         } else {

@@ -7,19 +7,10 @@
 #include "compiler/passes/output_uses.h"
 #include "compiler/passes/node_rewrite.h"
 #include "compiler/passes/pass_util.h"
+#include "core/graph/node_attr.h"
 
 namespace graphd::compiler::passes {
 namespace {
-
-// The value of a scalar (one element) float32 Const, if `ref` is one.
-std::optional<float> ScalarConst(OutputRef ref) {
-  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
-  auto it = ref.node->attrs().find("value");
-  if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
-  const Tensor& t = std::get<Tensor>(it->second);
-  if (t.dtype() != DType::kFloat32 || t.num_elements() != 1) return std::nullopt;
-  return t.data<float>()[0];
-}
 
 
 // What fusing into one MatMul changes.
@@ -28,12 +19,13 @@ struct Fusion {
   AttrMap attrs;
   const Node* last;                   // the node whose output the fused MatMul replaces
   std::vector<const Node*> absorbed;  // nodes that go with the original MatMul
+  const Node* reshape = nullptr;      // a Reshape the bias was found behind: redone after the fused MatMul
 };
 
 class Fuser {
  public:
-  Fuser(const FunctionBody& body, const std::vector<bool>& control_outputs, const NodeRewrite& rewrite)
-      : uses_(body), control_outputs_(control_outputs), rewrite_(rewrite) {}
+  Fuser(const FunctionBody& body, const std::vector<bool>& control_outputs, const NodeRewrite& rewrite, bool gelu)
+      : uses_(body), control_outputs_(control_outputs), rewrite_(rewrite), gelu_(gelu) {}
 
   // The fusion for `mm`, or nullopt when nothing changes.
   std::optional<Fusion> Plan(const Node& mm) const {
@@ -62,21 +54,38 @@ class Fuser {
   }
 
   bool AddBias(const Node& mm, Fusion& f) const {
+    const PartialShape& out = mm.output(0).shape;
+    if (!out.known_rank() || out.rank() != 2 || out.dim(1) == kUnknownDim) return false;
+    const int64_t n = out.dim(1);
     const Node* add = Absorbable(mm);
+    const Node* reshape = nullptr;
+    if (add != nullptr && add->Is(OpId::kReshape) && add->inputs()[0] == OutputRef{&mm, 0}) {
+      const PartialShape& rs = add->output(0).shape;
+      if (!rs.known_rank() || rs.rank() < 1 || rs.dim(rs.rank() - 1) != n) return false;
+      reshape = add;
+      add = Absorbable(*reshape);
+    }
+    const Node& producer = reshape != nullptr ? *reshape : mm;
     if (add == nullptr || !add->Is(OpId::kAdd) || add->inputs().size() != 2) return false;
-    const OutputRef self{&mm, 0};
+    const OutputRef self{&producer, 0};
     const OutputRef c = add->inputs()[0] == self ? add->inputs()[1] : add->inputs()[0];
     if (c == self || rewrite_.removed(*c.node)) return false;
     const TensorType& ct = c.node->output(c.index);
-    const PartialShape& out = mm.output(0).shape;
-    if (ct.dtype != DType::kFloat32 || !ct.shape.known_rank() || !out.known_rank() || out.rank() != 2) return false;
-    const int64_t n = out.dim(1);
+    const PartialShape& result = producer.output(0).shape;
+    if (ct.dtype != DType::kFloat32 || !ct.shape.known_rank() || !(add->output(0).shape == result)) return false;
+    // [n], or [1, ..., 1, n] of at most the result's rank ([1, n] for the MatMul itself).
     const PartialShape& cs = ct.shape;
-    const bool row = (cs.rank() == 1 && cs.dim(0) == n) || (cs.rank() == 2 && cs.dim(0) == 1 && cs.dim(1) == n);
-    if (n == kUnknownDim || !row || !(add->output(0).shape == out)) return false;
+    bool row = cs.rank() >= 1 && cs.rank() <= result.rank() && cs.dim(cs.rank() - 1) == n;
+    for (int d = 0; row && d + 1 < cs.rank(); ++d) row = cs.dim(d) == 1;
+    if (!row) return false;
+    if (cs.rank() > 2) return false;  // the MatMul takes [n] or [1, n]
     f.inputs.push_back(c);
     f.last = add;
     f.absorbed.push_back(add);
+    if (reshape != nullptr) {
+      f.reshape = reshape;
+      f.absorbed.push_back(reshape);
+    }
     return true;
   }
 
@@ -87,6 +96,9 @@ class Fuser {
     std::vector<const Node*> taken{act};
     if (act->Is(OpId::kRelu) && act->inputs().size() == 1) {
       f.attrs["activation"] = std::string("Relu");
+    } else if (gelu_ && act->op_name() == "Gelu" && act->inputs().size() == 1 &&
+               !AttrOr<bool>(*act, "approximate", false)) {
+      f.attrs["activation"] = std::string("Gelu");
     } else if (act->Is(OpId::kMaximum) && act->inputs().size() == 2) {
       std::optional<float> lo = ScalarConst(act->inputs()[1]);
       if (!lo.has_value() || std::isnan(*lo)) return false;
@@ -122,6 +134,7 @@ class Fuser {
   OutputUses uses_;
   const std::vector<bool>& control_outputs_;
   const NodeRewrite& rewrite_;
+  const bool gelu_;
 };
 
 }  // namespace
@@ -131,7 +144,7 @@ StatusOr<bool> MatMulFusion::Run(FunctionBody& body) const {
   const int n = g.num_nodes();
   const std::vector<bool> control_outputs = ControlOutputs(g);
   NodeRewrite rewrite(g);
-  const Fuser fuser(body, control_outputs, rewrite);
+  const Fuser fuser(body, control_outputs, rewrite, gelu_);
   bool changed = false;
   for (int id = 0; id < n; ++id) {
     const Node& mm = *g.node(id);
@@ -141,8 +154,16 @@ StatusOr<bool> MatMulFusion::Run(FunctionBody& body) const {
     ASSIGN_OR_RETURN(const Node* replacement,
                      g.AddNode({.name = FreshName(g, mm.name() + "_" + std::string(kName)), .op = "MatMul",
                                 .inputs = std::move(f->inputs), .attrs = std::move(f->attrs), .device = mm.device()}));
-    RETURN_IF_ERROR(body.ReplaceAllUses({f->last, 0}, {replacement, 0}).status());
     rewrite.Added(*f->last);
+    if (f->reshape != nullptr) {  // the bias was behind a Reshape: redone after the fused MatMul
+      std::vector<OutputRef> inputs = f->reshape->inputs();
+      inputs[0] = {replacement, 0};
+      ASSIGN_OR_RETURN(replacement, g.AddNode({.name = FreshName(g, f->reshape->name() + "_" + std::string(kName)),
+                                               .op = f->reshape->op_name(), .inputs = std::move(inputs),
+                                               .attrs = f->reshape->attrs(), .device = f->reshape->device()}));
+      rewrite.Added(*f->last);
+    }
+    RETURN_IF_ERROR(body.ReplaceAllUses({f->last, 0}, {replacement, 0}).status());
     rewrite.Remove(mm);
     for (const Node* a : f->absorbed) rewrite.Remove(*a);
     changed = true;

@@ -110,5 +110,52 @@ TEST(MatMulFusionTest, TakesTheMinimumOnlyWhenItsBoundIsNotBelowTheMaximum) {
   EXPECT_THAT(Text(body), ::testing::HasSubstr("mn = Minimum(mm_matmul_fusion, hi)"));
 }
 
+// The ONNX importer's MatMul of [1, s, k]: Reshape to [s, k], MatMul, Reshape back,
+// then the bias Add and GELU on [1, s, n] (a transformer's feed-forward layer).
+TEST(MatMulFusionTest, FusesABiasAndGeluBehindAReshapeThatKeepsTheColumns) {
+  auto layer = [](const char* bias_name, std::vector<int64_t> bias_shape, std::vector<int64_t> back) {
+    return BodyBuilder()
+        .Arg("x", DType::kFloat32, Dims({8, 4}))
+        .Node("w", "Const", {}, {{"value", Filled(DType::kFloat32, {4, 6}, 0.5f)}})
+        .Node(bias_name, "Const", {}, {{"value", Filled(DType::kFloat32, bias_shape, 1.f)}})
+        .Node("mm", "MatMul", {"x", "w"})
+        .Node("r", "Reshape", {"mm"}, {{"shape", IntList(back.begin(), back.end())}})
+        .Node("add", "Add", {"r", bias_name})
+        .Node("g", "Gelu", {"add"}, {{"approximate", false}})
+        .Return({"g"});
+  };
+  {
+    FunctionBody body = layer("b", {6}, {1, 8, 6});
+    MatMulFusion pass;
+    EXPECT_TRUE(RunPass(pass, body));
+    EXPECT_EQ(Text(body),
+              "x = Arg[dtype=float32, shape=[8,4]]() : float32[8,4]\n"
+              "w = Const[value=float32[4,6]{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, ...}]() : float32[4,6]\n"
+              "b = Const[value=float32[6]{1, 1, 1, 1, 1, 1}]() : float32[6]\n"
+              "mm_matmul_fusion = MatMul[activation=\"Gelu\", constant_weights=true](x, w, b) : float32[8,6]\n"
+              "r_matmul_fusion = Reshape[shape=[1, 8, 6]](mm_matmul_fusion) : float32[1,8,6]\n"
+              "return r_matmul_fusion\n");
+  }
+  {  // without GELU fusion (a GPU pipeline) the bias still goes in, the Gelu stays
+    FunctionBody body = layer("b", {1, 6}, {2, 4, 6});
+    MatMulFusion pass(/*gelu=*/false);
+    EXPECT_TRUE(RunPass(pass, body));
+    EXPECT_THAT(Text(body), ::testing::HasSubstr("mm_matmul_fusion = MatMul[constant_weights=true](x, w, b)"));
+    EXPECT_THAT(Text(body), ::testing::HasSubstr("g = Gelu[approximate=false](r_matmul_fusion)"));
+  }
+  {  // a reshape that changes the last dimension: the bias stays an Add
+    FunctionBody body = layer("b", {3}, {1, 16, 3});
+    MatMulFusion pass;
+    EXPECT_TRUE(RunPass(pass, body));  // constant_weights only
+    EXPECT_THAT(Text(body), ::testing::HasSubstr("add = Add(r, b)"));
+  }
+  {  // a bias of rank 3 ([1, 1, 6]) is not the MatMul's [n] / [1, n]: left as it is
+    FunctionBody body = layer("b", {1, 1, 6}, {1, 8, 6});
+    MatMulFusion pass;
+    EXPECT_TRUE(RunPass(pass, body));
+    EXPECT_THAT(Text(body), ::testing::HasSubstr("add = Add(r, b)"));
+  }
+}
+
 }  // namespace
 }  // namespace graphd::compiler::passes

@@ -99,4 +99,13 @@ std::string FreshName(const Graph& graph, const std::string& base) {
   }
 }
 
+std::optional<float> ScalarConst(OutputRef ref) {
+  if (!ref.node->Is(OpId::kConst)) return std::nullopt;
+  auto it = ref.node->attrs().find("value");
+  if (it == ref.node->attrs().end() || !std::holds_alternative<Tensor>(it->second)) return std::nullopt;
+  const Tensor& t = std::get<Tensor>(it->second);
+  if (t.dtype() != DType::kFloat32 || t.num_elements() != 1) return std::nullopt;
+  return t.data<float>()[0];
+}
+
 }  // namespace graphd::compiler::passes

@@ -3,6 +3,7 @@
 #ifndef GRAPHD_COMPILER_PASSES_PASS_UTIL_H_
 #define GRAPHD_COMPILER_PASSES_PASS_UTIL_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,9 @@ bool AttrValuesEqual(const AttrValue& a, const AttrValue& b);
 bool AttrsEqual(const AttrMap& a, const AttrMap& b);
 // A hash consistent with AttrsEqual (cheap: samples tensor contents).
 size_t AttrsHash(const AttrMap& attrs);
+
+// The value of a float32 Const holding one element (of any rank), if `ref` is one.
+std::optional<float> ScalarConst(OutputRef ref);
 
 // `base`, or `base_1`, `base_2`, ... : the first name not in `graph`.
 std::string FreshName(const Graph& graph, const std::string& base);

@@ -13,6 +13,7 @@
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
 #include "compiler/passes/elementwise_fusion.h"
+#include "compiler/passes/gelu_fusion.h"
 #include "compiler/passes/layernorm_fusion.h"
 #include "compiler/passes/matmul_fusion.h"
 #include "compiler/passes/verifier.h"
@@ -76,7 +77,7 @@ std::vector<std::string> Pipeline::PassNames() const {
 std::vector<std::string> DefaultPassNames() {
   return {std::string(ConstantFolding::kName), std::string(AlgebraicSimplification::kName),
           std::string(CommonSubexpressionElimination::kName), std::string(DeadCodeElimination::kName),
-          std::string(LayerNormFusion::kName), std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
+          std::string(LayerNormFusion::kName), std::string(GeluFusion::kName), std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
           std::string(ConvActivationFusion::kName), std::string(MatMulFusion::kName),
           std::string(ConvLayout::kName), std::string(ElementwiseFusion::kName)};
 }
@@ -100,10 +101,11 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<CommonSubexpressionElimination>());
   passes.push_back(std::make_unique<DeadCodeElimination>());
   passes.push_back(std::make_unique<LayerNormFusion>());
+  passes.push_back(std::make_unique<GeluFusion>());
   passes.push_back(std::make_unique<BatchNormFolding>());
   passes.push_back(std::make_unique<ConvAddFusion>());
   passes.push_back(std::make_unique<ConvActivationFusion>(/*gated=*/options.cpu_fusions));
-  passes.push_back(std::make_unique<MatMulFusion>());
+  passes.push_back(std::make_unique<MatMulFusion>(/*gelu=*/options.cpu_fusions));
   passes.push_back(std::make_unique<ConvLayout>());
   passes.push_back(std::make_unique<ElementwiseFusion>(/*channel_operands=*/options.cpu_fusions));
   return Pipeline::Make(std::move(passes), std::move(options));

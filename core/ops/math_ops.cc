@@ -55,8 +55,8 @@ Status CheckMatMulEpilogue(InferenceContext& c, int64_t n) {
     ASSIGN_OR_RETURN(float lo, c.Attr<float>("clip_min"));
     ASSIGN_OR_RETURN(float hi, c.Attr<float>("clip_max"));
     if (!(lo <= hi)) return c.Error(absl::StrCat("clip_min ", lo, " exceeds clip_max ", hi));
-  } else if (!activation.empty() && activation != "Relu") {
-    return c.Error(absl::StrCat("unknown activation '", activation, "' (Relu, Clip)"));
+  } else if (!activation.empty() && activation != "Relu" && activation != "Gelu") {
+    return c.Error(absl::StrCat("unknown activation '", activation, "' (Relu, Clip, Gelu)"));
   }
   return c.AttrOr<bool>("constant_weights", false).status();
 }

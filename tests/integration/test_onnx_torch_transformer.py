@@ -1,8 +1,9 @@
 """Transformer blocks exported from Debian's torch (opset 13, seeded random weights,
 exported here and never committed) give torch's outputs through graphd, with the
 CPU passes of issue 20 applied: the decomposed layer norms become LayerNormalization
-nodes and the erf GELU one fused elementwise loop (the concrete function's DOT shows
-which), and a GPU session (where layernorm_fusion is left out) gives the same values.
+nodes and the erf GELU, with the feed-forward layer's bias, the post-op of its MatMul
+(the concrete function shows which), and a GPU session (where layernorm_fusion and the
+MatMul's GELU are left out) gives the same values.
 """
 
 import os
@@ -69,12 +70,15 @@ def test_encoder_and_layer_norms_match_torch_fused(target, model_and_onnx):
         fn = client.load_onnx(onnx, name="block")
         check(fn, model)
         dot = fn.to_dot()
+        graph, _, _ = fn.graph_def()
     # 2 layers x 2 norms, the plain norm and the channels-last one: 6, none left
-    # decomposed; the GELUs' Erf inside fused elementwise programs. (DOT labels are
+    # decomposed; each layer's GELU (and its bias, behind the importer's Reshape of the
+    # 3-D input) fused into the first feed-forward MatMul. (DOT labels are
     # "name\nOp\nshape".)
     assert dot.count("\\nLayerNormalization\\n") == 6, dot
-    assert "\\nSqrt\\n" not in dot and "\\nErf\\n" not in dot, dot
-    assert "\\nFusedElementwise\\n" in dot, dot
+    assert "\\nSqrt\\n" not in dot and "\\nErf\\n" not in dot and "\\nGelu\\n" not in dot, dot
+    gelu = [n for n in graph.node if n.op == "MatMul" and n.attr["activation"].s == b"Gelu"]
+    assert len(gelu) == 2 and all(len(n.input) == 3 for n in gelu), graph
 
 
 def test_gpu_session_gives_the_same_values_without_the_fusion(start_server, model_and_onnx):
@@ -83,4 +87,6 @@ def test_gpu_session_gives_the_same_values_without_the_fusion(start_server, mode
     with graphd.connect(server.target, device="gpu") as gpu:
         fn = gpu.load_onnx(onnx, name="block")
         check(fn, model)
-        assert "\\nLayerNormalization\\n" not in fn.to_dot()
+        dot = fn.to_dot()
+        assert "\\nLayerNormalization\\n" not in dot
+        assert dot.count("\\nGelu\\n") == 2 and "\\nErf\\n" not in dot, dot  # a GPU kernel of its own

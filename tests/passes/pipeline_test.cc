@@ -50,10 +50,10 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   auto pipeline = MakeDefaultPipeline(&Evaluator(), Verified());
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
-                                                     "layernorm_fusion", "batchnorm_folding", "conv_add_fusion",
+                                                     "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion",
                                                      "conv_activation_fusion", "matmul_fusion", "conv_layout", "elementwise_fusion"));
   EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
-                                              "layernorm_fusion", "batchnorm_folding", "conv_add_fusion",
+                                              "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion",
                                               "conv_activation_fusion", "matmul_fusion", "conv_layout", "elementwise_fusion"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
@@ -86,7 +86,7 @@ TEST(PipelineTest, PassesCanBeDisabledByName) {
 TEST(PipelineTest, WithoutAnEvaluatorThereIsNoFolding) {
   auto pipeline = MakeDefaultPipeline(nullptr, Verified({"constant_folding", "elementwise_fusion"}));
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
-  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("algebraic_simplification", "cse", "dce", "layernorm_fusion",
+  EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("algebraic_simplification", "cse", "dce", "layernorm_fusion", "gelu_fusion",
                                                      "batchnorm_folding",
                                                      "conv_add_fusion", "conv_activation_fusion",
                                                      "matmul_fusion", "conv_layout", "elementwise_fusion"));
@@ -100,7 +100,7 @@ TEST(PipelineTest, UnknownPassNamesAreRejected) {
   ASSERT_FALSE(pipeline.ok());
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, "
-                                                             "dce, layernorm_fusion, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, elementwise_fusion)"));
+                                                             "dce, layernorm_fusion, gelu_fusion, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, elementwise_fusion)"));
 }
 
 TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
@@ -116,7 +116,7 @@ TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "algebraic_simplification", "dce",
-                                  "layernorm_fusion", "batchnorm_folding", "conv_add_fusion", "conv_activation_fusion",
+                                  "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion", "conv_activation_fusion",
                                   "matmul_fusion", "conv_layout", "elementwise_fusion"));
   EXPECT_THAT(after_fold, HasSubstr("add/folded = Const"));
   EXPECT_THAT(after_fold, HasSubstr("dead = Tanh(y)"));

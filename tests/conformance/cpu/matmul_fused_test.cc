@@ -20,7 +20,7 @@ using ::testing::HasSubstr;
 struct Fused {
   bool ta = false, tb = false;
   bool bias = false, bias_row = false;  // bias [n], or [1, n] when bias_row
-  std::string activation;               // "", "Relu", "Clip"
+  std::string activation;               // "", "Relu", "Clip", "Gelu"
   float lo = -0.5f, hi = 0.75f;
 };
 
@@ -37,6 +37,7 @@ std::vector<double> Reference(const Tensor& a, const Tensor& b, const Tensor* bi
       if (bias != nullptr) acc += vc[j];
       if (f.activation == "Relu") acc = std::max(acc, 0.0);
       if (f.activation == "Clip") acc = std::clamp(acc, double{f.lo}, double{f.hi});
+      if (f.activation == "Gelu") acc = 0.5 * acc * (1 + std::erf(acc / std::sqrt(2.0)));
       out[i * n + j] = acc;
     }
   }
@@ -120,6 +121,21 @@ TEST(MatMulFusedTest, FewRowProductsSplitByColumnsMatchTheReference) {
       Check<float>(2048, 40, {1}, f, constant_weights, 1e-3);
     }
   }
+}
+
+TEST(MatMulFusedTest, GeluMatchesTheReferenceOnEveryPath) {
+  // The exact GELU (matmul_fusion's, from gelu_fusion): oneDNN's gelu_erf post-op on the
+  // primitive's paths (one thread, the helper's row and column halves, the team), the
+  // kernel's own erf on gemv.h's and double's loops. Inputs of [-1, 1) make outputs of
+  // both signs, where GELU is curved.
+  for (bool constant_weights : {false, true}) {
+    const Fused f{.tb = true, .bias = true, .activation = "Gelu"};
+    Check<float>(7, 5, {1, 3}, f, constant_weights, 1e-5);
+    Check<double>(7, 5, {2}, f, constant_weights, 1e-12);
+    Check<float>(256, 512, {1, 4, 17}, f, constant_weights, 1e-3);
+    Check<float>(256, 130, {300}, f, constant_weights, 1e-3);
+  }
+  Check<float>(577, 1023, {1}, Fused{.tb = true, .bias = true, .activation = "Gelu"}, true, 1e-3);  // gemv
 }
 
 TEST(MatMulFusedTest, LargeProductsWithPackedWeightsMatchTheReference) {
