@@ -9,6 +9,7 @@
 #include "executor/cpu/cast.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/row_broadcast.h"
 #include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
@@ -225,11 +226,21 @@ StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b,
   ASSIGN_OR_RETURN(PartialShape ps, BroadcastShapes(a.shape(), b.shape()));
   ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(a.dtype(), ps.ToShape()));
   if (out.num_elements() == 0) return out;
+  if (RowBroadcastF32(op, a, b, out)) return out;
   if (a.dtype() == DType::kFloat32 && out.num_elements() >= kDnnlMinElements &&
-      DnnlAlgorithm(op) != dnnl::algorithm::undef && a.shape() == out.shape() &&
-      b.shape().rank() <= a.shape().rank()) {
-    DnnlBinary(op, a, b, out);
-    return out;
+      DnnlAlgorithm(op) != dnnl::algorithm::undef) {
+    if (a.shape() == out.shape() && b.shape().rank() <= a.shape().rank()) {
+      DnnlBinary(op, a, b, out);
+      return out;
+    }
+    // oneDNN broadcasts its second operand only: a commutative op with the broadcast
+    // operand first (torch's squeeze-excitation writes scale * x) swaps them. On the
+    // generic loop EfficientNet's [1, 32, 112, 112] scaling took 135 us, 3x oneDNN's.
+    const bool commutes = op == BinaryOp::kAdd || op == BinaryOp::kMul || op == BinaryOp::kMax || op == BinaryOp::kMin;
+    if (commutes && b.shape() == out.shape() && a.shape().rank() <= b.shape().rank()) {
+      DnnlBinary(op, b, a, out);
+      return out;
+    }
   }
   RETURN_IF_ERROR(DispatchNumericAll(a.dtype(), [&]<typename T>() -> Status {
     if constexpr (std::is_same_v<T, bool>) {

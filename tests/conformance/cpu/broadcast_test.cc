@@ -61,6 +61,45 @@ TEST(BroadcastTest, RandomShapePairsMatchTheReference) {
   }
 }
 
+// A matrix and one row repeated down it (a per-channel scale or bias in channels-last
+// layout: row_broadcast.h's loops), each op, either operand first, one thread and the
+// OpenMP team (rows that do not fill the last work item), against float arithmetic.
+TEST(BroadcastTest, MatrixAndRepeatedRowMatchElementwiseArithmetic) {
+  std::mt19937 rng(11);
+  struct Case {
+    Shape full, row;
+  };
+  const Case cases[] = {{Shape({3, 5}), Shape({5})},
+                        {Shape({1, 112, 112, 32}), Shape({1, 1, 1, 32})},
+                        {Shape({1, 33, 31, 97}), Shape({97})},
+                        {Shape({2, 7, 16}), Shape({1, 1, 16})}};
+  for (const Case& c : cases) {
+    Tensor m = Random<float>(c.full, rng);
+    Tensor r = Random<float>(c.row, rng);
+    for (float& v : r.flat<float>()) v = v >= 0 ? v + 0.5f : v - 0.5f;  // divisors away from 0
+    for (float& v : m.flat<float>()) v = v >= 0 ? v + 0.5f : v - 0.5f;
+    for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+      for (bool row_first : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(op, " ", c.full.ToString(), row_first ? " row first" : " matrix first"));
+        auto got = row_first ? RunOp(op, {r, m}) : RunOp(op, {m, r});
+        ASSERT_TRUE(got.ok()) << got.status();
+        ASSERT_EQ(got->shape(), c.full);
+        const int64_t cols = r.num_elements();
+        const float* pm = m.data<float>();
+        const float* pr = r.data<float>();
+        const float* po = got->data<float>();
+        for (int64_t i = 0; i < m.num_elements(); ++i) {
+          const float x = row_first ? pr[i % cols] : pm[i];
+          const float y = row_first ? pm[i] : pr[i % cols];
+          const std::string o = op;
+          const float want = o == "Add" ? x + y : o == "Sub" ? x - y : o == "Mul" ? x * y : x / y;
+          ASSERT_EQ(po[i], want) << "element " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(BroadcastTest, CollapseMergesWhatBothOperandsWalkAlike) {
   auto c = cpu::CollapseBroadcast(Shape({1, 56, 56, 96}), Shape({1, 56, 56, 1}), Shape({1, 56, 56, 96}));
   EXPECT_EQ(c.dims, (std::vector<int64_t>{3136, 96}));
