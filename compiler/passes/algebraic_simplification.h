@@ -4,7 +4,7 @@
 //     is a Const with every element equal to it whose broadcast leaves x's shape as
 //     it is (a scalar, or dims that are 1 or x's known dims);
 //   Identity(x); Cast(x) to x's own dtype; Reshape(x) to x's own (known-rank) shape;
-//   Transpose(x) with the identity permutation; Neg(Neg(x)).
+//   Transpose(x) with the identity permutation; Pad(x) with all paddings 0; Neg(Neg(x)).
 // Transpose(Transpose(x, p1), p2) becomes one Transpose(x, q) with q[i] = p1[p2[i]]
 // (or x when q is the identity). Nodes a pass must leave alone (pass_util.h IsPinned)
 // and nodes whose output is a body result are not bypassed (a result is not made an

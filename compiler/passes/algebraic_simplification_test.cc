@@ -91,6 +91,22 @@ TEST(AlgebraicSimplificationTest, NoOpsGoAndTransposesCompose) {
   EXPECT_FALSE(RunPass(pass, body));
 }
 
+TEST(AlgebraicSimplificationTest, PadsOfNothingGoOthersStay) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 4, 4, 2}))
+                          .Node("none", "Pad", {"x"}, {{"paddings", IntList{0, 0, 0, 0, 0, 0, 0, 0}}})
+                          .Node("pool", "Neg", {"none"})
+                          .Node("some", "Pad", {"x"}, {{"paddings", IntList{0, 0, 1, 0, 0, 0, 0, 0}}})
+                          .Return({"pool", "some"});
+  AlgebraicSimplification pass;
+  EXPECT_TRUE(RunPass(pass, body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,4,4,2]]() : float32[1,4,4,2]\n"
+            "pool = Neg(x) : float32[1,4,4,2]\n"
+            "some = Pad[paddings=[0, 0, 1, 0, 0, 0, 0, 0]](x) : float32[1,5,4,2]\n"
+            "return pool, some\n");
+}
+
 TEST(AlgebraicSimplificationTest, ReversalsCancelAndReshapesToTheSameShapeGo) {
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({-1, 3}))
