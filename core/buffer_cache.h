@@ -7,7 +7,10 @@
 // the model's weights from the last-level cache between calls, and the classifier's
 // 1024x1000 MatMul read its 4 MB from DRAM (305 us, against 52 us with the weights
 // cached). Blocks reused last-freed-first keep one call's working set at the same,
-// cache-warm addresses.
+// cache-warm addresses. Large batches gain more: a MobileNetV2 batch of 16 allocates
+// blocks of up to 77 MB, which malloc handed back to the system at each free and
+// faulted in again at the next call (95 ms per call with a 128 MiB cache, 75 ms with
+// the whole working set kept).
 //
 // Blocks of kMinCachedBytes and up (rounded to the tensor alignment) are kept, per
 // size, last freed first, up to a total of `capacity` bytes; past it the blocks freed
@@ -24,7 +27,7 @@
 namespace graphd {
 
 inline constexpr size_t kMinCachedBytes = size_t{16} << 10;
-inline constexpr int64_t kDefaultBufferCacheBytes = int64_t{128} << 20;
+inline constexpr int64_t kDefaultBufferCacheBytes = int64_t{1024} << 20;
 
 // A block of exactly `rounded` bytes (a multiple of kTensorAlignment, aligned to it)
 // from the cache, or from aligned_alloc; null when out of memory.

@@ -27,7 +27,7 @@ struct ServerOptions {
   // why one.
   int malloc_arenas = 1;
   // Most MiB of freed tensor storage kept for reuse (core/buffer_cache.h; 0: none).
-  int64_t buffer_cache_mb = 128;
+  int64_t buffer_cache_mb = 1024;
   // "auto": device="gpu" sessions use the first usable NVIDIA GPU; "off": none.
   std::string gpu = "auto";
   // The function cache every session compiles into (compiler/cache/function_cache.h).

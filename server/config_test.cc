@@ -118,7 +118,7 @@ TEST_F(ParseCommandLineTest, Defaults) {
   EXPECT_EQ(o->gpu, "auto");
   EXPECT_EQ(o->function_cache_entries, 4096);
   EXPECT_EQ(o->function_cache_mb, 4096);
-  EXPECT_EQ(o->buffer_cache_mb, 128);
+  EXPECT_EQ(o->buffer_cache_mb, 1024);
 }
 
 TEST_F(ParseCommandLineTest, Flags) {

@@ -5,7 +5,6 @@
 #include <cstdio>
 
 #include "absl/synchronization/mutex.h"
-#include "core/buffer_cache.h"
 #include "core/logging.h"
 #include "server/audit_log.h"
 #include "server/config.h"
@@ -45,7 +44,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "graphd: %s\n", std::string(status.message()).c_str());
     return 2;
   }
-  graphd::SetBufferCacheCapacity(options->buffer_cache_mb << 20);
   if (!graphd::server::TuneMalloc(options->malloc_arenas)) {
     GRAPHD_LOG_WARN("malloc settings not applied (not glibc, or a sanitizer's allocator): large requests may run slower");
   }

@@ -234,6 +234,11 @@ Status GraphdServer::Start() {
     GRAPHD_LOG_INFO("memory limit for tensors: {} MiB (--memory-limit {}; {} MiB from {})", memory_limit >> 20,
                     options_.memory_limit, capacity >> 20, capacity_source);
   }
+  // Freed tensor storage kept for reuse: at most an eighth of the tensor budget, since
+  // the cache is charged to no account.
+  const int64_t buffer_cache = memory_limit > 0 ? std::min(options_.buffer_cache_mb << 20, memory_limit / 8)
+                                                : options_.buffer_cache_mb << 20;
+  SetBufferCacheCapacity(buffer_cache);
   executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // oneDNN's OpenMP teams
   RETURN_IF_ERROR(tenancy::CheckExposure({{"--listen", options_.listen},
                                           {"--http-listen", options_.http_listen},
