@@ -74,6 +74,9 @@ class Helper {
     if (offer.error) std::rethrow_exception(offer.error);
   }
 
+  bool asleep() const { return sleeping_.load(); }
+  int back_off() const { return skip_.load(std::memory_order_relaxed); }
+
  private:
   // Whether to skip offering this time: after a late helper, the next kBackOff pairs.
   bool BackingOff() {
@@ -124,11 +127,18 @@ class Helper {
   std::condition_variable wake_;
 };
 
+Helper& TheHelper() {
+  static Helper* helper = new Helper();  // never destroyed: its thread runs until exit
+  return *helper;
+}
+
 }  // namespace
 
 void RunPairWithHelper(const std::function<void()>& mine, const std::function<void()>& other, bool wake) {
-  static Helper* helper = new Helper();  // never destroyed: its thread runs until exit
-  helper->RunPair(mine, other, wake);
+  TheHelper().RunPair(mine, other, wake);
 }
+
+bool HelperAsleepForTesting() { return TheHelper().asleep(); }
+int HelperBackOffForTesting() { return TheHelper().back_off(); }
 
 }  // namespace graphd::executor::cpu

@@ -25,6 +25,11 @@ namespace graphd::executor::cpu {
 // wakes after the caller's half makes the caller wait).
 void RunPairWithHelper(const std::function<void()>& mine, const std::function<void()>& other, bool wake = true);
 
+// For tests: whether the helper thread sleeps waiting for an offer, and how many more
+// pairs run on their callers alone (its back-off after a late helper).
+bool HelperAsleepForTesting();
+int HelperBackOffForTesting();
+
 }  // namespace graphd::executor::cpu
 
 #endif  // GRAPHD_EXECUTOR_CPU_MATMUL_HELPER_H_

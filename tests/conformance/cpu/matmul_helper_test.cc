@@ -1,7 +1,7 @@
 // The helper thread that takes one half of a split product (executor/cpu/matmul_helper.h):
 // both halves run exactly once, an exception from the offered half reaches the caller,
-// and a helper that fell asleep between calls still helps (a late wake-up is not taken
-// for a loaded box).
+// and a helper found asleep starts no back-off (a late wake-up is not taken for a
+// loaded box).
 #include "executor/cpu/matmul_helper.h"
 
 #include <atomic>
@@ -37,26 +37,35 @@ TEST(MatMulHelperTest, AnExceptionFromTheOfferedHalfReachesTheCaller) {
   }
 }
 
-TEST(MatMulHelperTest, AHelperThatFellAsleepBetweenCallsStillHelps) {
-  // Each call comes after a pause longer than the helper's spin, so it finds the helper
-  // asleep and wakes it, and the offered half is the longer one, so the caller always
-  // waits for it. Before, such a wait counted as a loaded box and the next 256 pairs
-  // ran on the caller alone: 1 call of 20 got help.
-  // Earlier tests may have left the helper backing off: pairs that offer use that up.
-  for (int i = 0; i < 64; ++i) RunPairWithHelper([] {}, [] {});
+// Waits (up to 10 s) until the helper sleeps waiting for an offer.
+bool WaitUntilTheHelperSleeps() {
+  for (int i = 0; i < 10000 && !HelperAsleepForTesting(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return HelperAsleepForTesting();
+}
+
+TEST(MatMulHelperTest, AHelperFoundAsleepStartsNoBackOff) {
+  // Earlier tests may have left a back-off: pairs that offer use it up.
+  for (int i = 0; i < 100000 && HelperBackOffForTesting() > 0; ++i) RunPairWithHelper([] {}, [] {});
+  ASSERT_EQ(HelperBackOffForTesting(), 0);
+  // Each pair finds the helper asleep, wakes it, and its offered half is the longer
+  // one, so a caller whose half the helper took always waits for it. That wait is the
+  // helper's wake-up, not a loaded box: before, it started a 256-pair back-off, during
+  // which the helper fell asleep again, and a single client's split products ran on one
+  // thread from then on.
   const std::thread::id caller = std::this_thread::get_id();
   int helped = 0;
   for (int i = 0; i < 20; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(3));
+    ASSERT_TRUE(WaitUntilTheHelperSleeps());
     std::atomic<bool> elsewhere{false};
-    RunPairWithHelper([] { Busy(std::chrono::microseconds(2000)); },
+    RunPairWithHelper([] { Busy(std::chrono::microseconds(200)); },
                       [&] {
                         elsewhere = std::this_thread::get_id() != caller;
-                        Busy(std::chrono::microseconds(3000));
+                        Busy(std::chrono::microseconds(1000));
                       });
     helped += elsewhere ? 1 : 0;
+    ASSERT_EQ(HelperBackOffForTesting(), 0) << "pair " << i << (elsewhere ? " (the helper's)" : " (the caller's)");
   }
-  EXPECT_GE(helped, 10) << "the helper took the offered half in " << helped << " of 20 calls";
+  EXPECT_GT(helped, 0) << "the helper never took an offered half";
 }
 
 }  // namespace
