@@ -143,6 +143,9 @@ void GraphdServer::AddCollectors() {
     metrics::AppendGauge(out, "graphd_tensor_buffer_cache_bytes",
                          "Bytes of freed host tensor storage kept for reuse (--buffer-cache-mb)",
                          static_cast<double>(BufferCacheBytes()));
+    metrics::AppendGauge(out, "graphd_tensor_buffer_cache_capacity_bytes",
+                         "Most bytes of freed host tensor storage kept for reuse (0: off)",
+                         static_cast<double>(BufferCacheCapacity()));
     metrics::AppendGauge(out, "graphd_process_resident_memory_bytes", "Resident memory of the server process",
                          static_cast<double>(ResidentBytes()));
     const executor::gpu::GpuMemoryStats gpu = sessions_.gpu_memory();
