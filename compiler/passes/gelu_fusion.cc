@@ -4,9 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "compiler/passes/node_rewrite.h"
-#include "compiler/passes/output_uses.h"
-#include "compiler/passes/pass_util.h"
+#include "compiler/passes/fusion_scope.h"
 
 namespace graphd::compiler::passes {
 namespace {
@@ -25,17 +23,16 @@ struct Match {
 
 class Matcher {
  public:
-  Matcher(const FunctionBody& body, const std::vector<bool>& control_outputs, const NodeRewrite& rewrite)
-      : uses_(body), control_outputs_(control_outputs), rewrite_(rewrite) {}
+  explicit Matcher(const FusionScope& scope) : s_(scope) {}
 
   // The GELU around Erf node `erf`, or nullopt.
   std::optional<Match> At(const Node& erf) const {
-    if (erf.op_name() != "Erf" || erf.inputs().size() != 1 || erf.inputs()[0].index != 0 || !Free(erf)) {
+    if (erf.op_name() != "Erf" || erf.inputs().size() != 1 || erf.inputs()[0].index != 0 || !s_.Free(erf)) {
       return std::nullopt;
     }
     // The scaled input: Div(x, sqrt 2) or Mul(x, 1 / sqrt 2) (either side), read by the Erf alone.
     const Node& scaled = *erf.inputs()[0].node;
-    if (!Only(scaled, erf) || scaled.inputs().size() != 2) return std::nullopt;
+    if (!s_.Only(scaled, erf) || scaled.inputs().size() != 2) return std::nullopt;
     std::optional<OutputRef> x;
     if (scaled.Is(OpId::kDiv) && Near(ScalarConst(scaled.inputs()[1]), std::sqrt(2.0))) {
       x = scaled.inputs()[0];
@@ -59,7 +56,7 @@ class Matcher {
       m.absorbed.push_back(half);
     } else {  // (0.5 * x) * (1 + erf), the half read by this Mul alone
       const Node& h = *factor.node;
-      if (factor.index != 0 || !h.Is(OpId::kMul) || h.inputs().size() != 2 || !Only(h, *mul)) return std::nullopt;
+      if (factor.index != 0 || !h.Is(OpId::kMul) || h.inputs().size() != 2 || !s_.Only(h, *mul)) return std::nullopt;
       const bool x_first = h.inputs()[0] == *x && Near(ScalarConst(h.inputs()[1]), 0.5);
       const bool x_second = h.inputs()[1] == *x && Near(ScalarConst(h.inputs()[0]), 0.5);
       if (!x_first && !x_second) return std::nullopt;
@@ -74,21 +71,17 @@ class Matcher {
     const size_t nodes = m.absorbed.size();
     for (size_t i = 0; i < nodes; ++i) {
       for (const OutputRef& in : m.absorbed[i]->inputs()) {
-        if (in.node->Is(OpId::kConst) && uses_.count(*in.node) == 1 && Free(*in.node)) m.absorbed.push_back(in.node);
+        if (in.node->Is(OpId::kConst) && s_.uses().count(*in.node) == 1 && s_.Free(*in.node)) m.absorbed.push_back(in.node);
       }
     }
     return m;
   }
 
  private:
-  bool Free(const Node& n) const { return !rewrite_.removed(n) && !IsPinned(n, control_outputs_); }
-  // `n` is free and read by `user` alone.
-  bool Only(const Node& n, const Node& user) const { return Free(n) && uses_.OnlyUser(n) == &user; }
-
   // The only user of `n`'s output 0 when it is a free binary `op` reading it once.
   const Node* User(const Node& n, OpId op) const {
-    const Node* user = uses_.OnlyUser(n);
-    if (user == nullptr || !user->Is(op) || user->inputs().size() != 2 || !Free(*user)) return nullptr;
+    const Node* user = s_.uses().OnlyUser(n);
+    if (user == nullptr || !user->Is(op) || user->inputs().size() != 2 || !s_.Free(*user)) return nullptr;
     const OutputRef me{&n, 0};
     if ((user->inputs()[0] == me) == (user->inputs()[1] == me)) return nullptr;
     return user;
@@ -99,36 +92,25 @@ class Matcher {
     return node.inputs()[0] == OutputRef{&self, 0} ? node.inputs()[1] : node.inputs()[0];
   }
 
-  OutputUses uses_;
-  const std::vector<bool>& control_outputs_;
-  const NodeRewrite& rewrite_;
+  const FusionScope& s_;
 };
 
 }  // namespace
 
 StatusOr<bool> GeluFusion::Run(FunctionBody& body) const {
-  Graph& g = *body.graph;
-  const int n = g.num_nodes();
-  const std::vector<bool> control_outputs = ControlOutputs(g);
-  NodeRewrite rewrite(g);
-  const Matcher matcher(body, control_outputs, rewrite);
-  bool changed = false;
-  for (int id = 0; id < n; ++id) {
-    const Node& erf = *g.node(id);
-    if (rewrite.removed(erf)) continue;
+  FusionScope scope(body);
+  const Matcher matcher(scope);
+  return scope.ForEachNode([&](const Node& erf) -> StatusOr<bool> {
     std::optional<Match> m = matcher.At(erf);
-    if (!m.has_value()) continue;
+    if (!m.has_value()) return false;
     ASSIGN_OR_RETURN(const Node* gelu,
-                     g.AddNode({.name = FreshName(g, m->last->name() + "_" + std::string(kName)), .op = "Gelu",
-                                .inputs = {m->x}, .attrs = {{"approximate", false}}, .device = m->last->device(),
-                                .range = m->last->range()}));
-    rewrite.Added(*m->last);
-    RETURN_IF_ERROR(body.ReplaceAllUses({m->last, 0}, {gelu, 0}).status());
-    for (const Node* a : m->absorbed) rewrite.Remove(*a);
-    changed = true;
-  }
-  if (changed) RETURN_IF_ERROR(rewrite.Apply(g));
-  return changed;
+                     scope.Add({.name = FreshName(*body.graph, m->last->name() + "_" + std::string(kName)),
+                                .op = "Gelu", .inputs = {m->x}, .attrs = {{"approximate", false}},
+                                .device = m->last->device(), .range = m->last->range()},
+                               *m->last));
+    RETURN_IF_ERROR(scope.Replace(*m->last, {gelu, 0}, m->absorbed));
+    return true;
+  });
 }
 
 }  // namespace graphd::compiler::passes

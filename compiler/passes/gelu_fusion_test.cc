@@ -20,16 +20,20 @@ BodyBuilder Start(float root2 = 1.41421354f) {
   return b;
 }
 
+// Mul(Mul(x, Add(Erf(Div(x, divisor)), plus)), half), as torch exports nn.GELU(), ending
+// at node "out".
+BodyBuilder& TorchGelu(BodyBuilder& b, const char* divisor = "root2", const char* plus = "one",
+                       const char* half = "half") {
+  return b.Node("div", "Div", {"x", divisor})
+      .Node("erf", "Erf", {"div"})
+      .Node("plus", "Add", {"erf", plus})
+      .Node("mul", "Mul", {"x", "plus"})
+      .Node("out", "Mul", {"mul", half});
+}
+
 TEST(GeluFusionTest, TorchsExportBecomesOneGelu) {
-  // Mul(Mul(x, Add(Erf(Div(x, sqrt 2)), 1)), 0.5), as torch exports nn.GELU().
-  FunctionBody body = Start()
-                          .Node("div", "Div", {"x", "root2"})
-                          .Node("erf", "Erf", {"div"})
-                          .Node("plus", "Add", {"erf", "one"})
-                          .Node("mul", "Mul", {"x", "plus"})
-                          .Node("out", "Mul", {"mul", "half"})
-                          .Node("neg", "Neg", {"out"})
-                          .Return({"neg"});
+  BodyBuilder b = Start();
+  FunctionBody body = TorchGelu(b).Node("neg", "Neg", {"out"}).Return({"neg"});
   GeluFusion pass;
   EXPECT_TRUE(RunPass(pass, body));
   EXPECT_EQ(Text(body),
@@ -61,39 +65,32 @@ TEST(GeluFusionTest, KerasArrangementWithAMultiplyByOneOverRootTwo) {
 
 TEST(GeluFusionTest, LeavesLookalikesAlone) {
   GeluFusion pass;
-  auto chain = [](BodyBuilder& b, const char* divisor, const char* plus_const, const char* half_const) -> BodyBuilder& {
-    return b.Node("div", "Div", {"x", divisor})
-        .Node("erf", "Erf", {"div"})
-        .Node("plus", "Add", {"erf", plus_const})
-        .Node("mul", "Mul", {"x", "plus"})
-        .Node("out", "Mul", {"mul", half_const});
-  };
   {  // divides by 1.5, not sqrt 2
     BodyBuilder b = Start(1.5f);
-    FunctionBody body = chain(b, "root2", "one", "half").Return({"out"});
+    FunctionBody body = TorchGelu(b).Return({"out"});
     EXPECT_FALSE(RunPass(pass, body));
   }
   {  // adds 2
     BodyBuilder b = Start();
     b.Const("two", 2.0f);
-    FunctionBody body = chain(b, "root2", "two", "half").Return({"out"});
+    FunctionBody body = TorchGelu(b, "root2", "two").Return({"out"});
     EXPECT_FALSE(RunPass(pass, body));
   }
   {  // halves by a runtime value
     BodyBuilder b = Start();
     b.Arg("h", DType::kFloat32, Dims({}));
-    FunctionBody body = chain(b, "root2", "one", "h").Return({"out"});
+    FunctionBody body = TorchGelu(b, "root2", "one", "h").Return({"out"});
     EXPECT_FALSE(RunPass(pass, body));
   }
   {  // the erf is a result too
     BodyBuilder b = Start();
-    FunctionBody body = chain(b, "root2", "one", "half").Return({"out", "erf"});
+    FunctionBody body = TorchGelu(b).Return({"out", "erf"});
     EXPECT_FALSE(RunPass(pass, body));
   }
   {  // a [1, 1, 1] "scalar" would broadcast x to rank 3
     BodyBuilder b = Start();
     b.Node("h3", "Const", {}, {{"value", Filled(DType::kFloat32, {1, 1, 1}, 0.5f)}});
-    FunctionBody body = chain(b, "root2", "one", "h3").Return({"out"});
+    FunctionBody body = TorchGelu(b, "root2", "one", "h3").Return({"out"});
     EXPECT_FALSE(RunPass(pass, body));
   }
   {  // erf of something other than x / sqrt 2 times another value
@@ -110,14 +107,8 @@ TEST(GeluFusionTest, LeavesLookalikesAlone) {
 }
 
 TEST(GeluFusionTest, ConstantsReadElsewhereStay) {
-  FunctionBody body = Start()
-                          .Node("div", "Div", {"x", "root2"})
-                          .Node("erf", "Erf", {"div"})
-                          .Node("plus", "Add", {"erf", "one"})
-                          .Node("mul", "Mul", {"x", "plus"})
-                          .Node("out", "Mul", {"mul", "half"})
-                          .Node("other", "Add", {"x", "one"})
-                          .Return({"out", "other"});
+  BodyBuilder b = Start();
+  FunctionBody body = TorchGelu(b).Node("other", "Add", {"x", "one"}).Return({"out", "other"});
   GeluFusion pass;
   EXPECT_TRUE(RunPass(pass, body));
   EXPECT_EQ(Text(body),

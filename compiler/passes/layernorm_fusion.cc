@@ -4,9 +4,7 @@
 #include <optional>
 #include <vector>
 
-#include "compiler/passes/node_rewrite.h"
-#include "compiler/passes/output_uses.h"
-#include "compiler/passes/pass_util.h"
+#include "compiler/passes/fusion_scope.h"
 
 namespace graphd::compiler::passes {
 namespace {
@@ -65,8 +63,7 @@ struct Match {
 
 class Matcher {
  public:
-  Matcher(const FunctionBody& body, const std::vector<bool>& control_outputs, const NodeRewrite& rewrite)
-      : uses_(body), control_outputs_(control_outputs), rewrite_(rewrite) {}
+  explicit Matcher(const FusionScope& scope) : s_(scope) {}
 
   // The layer norm ending at Div `div`, or nullopt.
   std::optional<Match> At(const Node& div) const {
@@ -75,7 +72,7 @@ class Matcher {
     const Node& s = *div.inputs()[1].node;
     if (div.inputs()[0].index != 0 || div.inputs()[1].index != 0) return std::nullopt;
     // d = Sub(x, Mean(x)), read by the Square and the Div only.
-    if (!d.Is(OpId::kSub) || d.inputs().size() != 2 || !Free(d) || uses_.count(d) != 2) return std::nullopt;
+    if (!d.Is(OpId::kSub) || d.inputs().size() != 2 || !Free(d) || s_.uses().count(d) != 2) return std::nullopt;
     const OutputRef x = d.inputs()[0];
     const Node& m1 = *d.inputs()[1].node;
     if (d.inputs()[1].index != 0 || !MeanOverLastAxis(m1) || m1.inputs()[0] != x || !Only(m1, d)) {
@@ -110,20 +107,19 @@ class Matcher {
     }
     Match m{.x = x, .gamma = {}, .beta = {}, .epsilon = eps->data<float>()[0], .last = &div,
             .absorbed = {&m1, &d, &sq, &m2, &add, &s, &div}};
-    if (uses_.count(*eps_ref->node) == 1) m.absorbed.push_back(eps_ref->node);
+    if (s_.uses().count(*eps_ref->node) == 1) m.absorbed.push_back(eps_ref->node);
     Affine(xt.shape.dim(xt.shape.rank() - 1), m);
     return m;
   }
 
  private:
-  bool Free(const Node& n) const { return !rewrite_.removed(n) && !IsPinned(n, control_outputs_); }
-  // `n` is free and read by `user` alone.
-  bool Only(const Node& n, const Node& user) const { return Free(n) && uses_.OnlyUser(n) == &user; }
+  bool Free(const Node& n) const { return s_.Free(n); }
+  bool Only(const Node& n, const Node& user) const { return s_.Only(n, user); }
 
   // Takes `* gamma` and then `+ beta` after the normalisation, when they are there.
   void Affine(int64_t c, Match& m) const {
     if (c == kUnknownDim) return;
-    const Node* mul = uses_.OnlyUser(*m.last);
+    const Node* mul = s_.uses().OnlyUser(*m.last);
     if (mul == nullptr || !mul->Is(OpId::kMul) || !Free(*mul)) return;
     std::optional<OutputRef> gamma = Other(*mul, *m.last);
     if (!gamma.has_value() || !IsChannelVector(*gamma, c) || !(mul->output(0).shape == m.last->output(0).shape)) {
@@ -132,7 +128,7 @@ class Matcher {
     m.gamma = *gamma;
     m.last = mul;
     m.absorbed.push_back(mul);
-    const Node* add = uses_.OnlyUser(*mul);
+    const Node* add = s_.uses().OnlyUser(*mul);
     if (add == nullptr || !add->Is(OpId::kAdd) || !Free(*add)) return;
     std::optional<OutputRef> beta = Other(*add, *mul);
     if (!beta.has_value() || !IsChannelVector(*beta, c) || !(add->output(0).shape == mul->output(0).shape)) return;
@@ -141,52 +137,42 @@ class Matcher {
     m.absorbed.push_back(add);
   }
 
-  OutputUses uses_;
-  const std::vector<bool>& control_outputs_;
-  const NodeRewrite& rewrite_;
+  const FusionScope& s_;
 };
 
 }  // namespace
 
 StatusOr<bool> LayerNormFusion::Run(FunctionBody& body) const {
   Graph& g = *body.graph;
-  const int n = g.num_nodes();
-  const std::vector<bool> control_outputs = ControlOutputs(g);
-  NodeRewrite rewrite(g);
-  const Matcher matcher(body, control_outputs, rewrite);
-  bool changed = false;
-  for (int id = 0; id < n; ++id) {
-    const Node& div = *g.node(id);
-    if (rewrite.removed(div)) continue;
+  FusionScope scope(body);
+  const Matcher matcher(scope);
+  return scope.ForEachNode([&](const Node& div) -> StatusOr<bool> {
     std::optional<Match> m = matcher.At(div);
-    if (!m.has_value()) continue;
+    if (!m.has_value()) return false;
     std::vector<OutputRef> inputs{m->x};
     if (m->gamma.node == nullptr) {  // no affine: a scale of ones
       const PartialShape& xs = TypeOf(m->x).shape;
       const int64_t c = xs.dim(xs.rank() - 1);
-      if (c == kUnknownDim) continue;
+      if (c == kUnknownDim) return false;
       const std::vector<float> values(c, 1.f);
       ASSIGN_OR_RETURN(Tensor ones, Tensor::FromVector<float>(Shape({c}), values));
-      ASSIGN_OR_RETURN(const Node* one, g.AddNode({.name = FreshName(g, div.name() + "/ones"), .op = "Const",
-                                                   .attrs = {{"value", std::move(ones)}}, .device = div.device()}));
-      rewrite.Added(div);
+      ASSIGN_OR_RETURN(const Node* one, scope.Add({.name = FreshName(g, div.name() + "/ones"), .op = "Const",
+                                                   .attrs = {{"value", std::move(ones)}}, .device = div.device()},
+                                                  div));
       inputs.push_back({one, 0});
     } else {
       inputs.push_back(m->gamma);
       if (m->beta.node != nullptr) inputs.push_back(m->beta);
     }
     ASSIGN_OR_RETURN(const Node* ln,
-                     g.AddNode({.name = FreshName(g, m->last->name() + "_" + std::string(kName)),
+                     scope.Add({.name = FreshName(g, m->last->name() + "_" + std::string(kName)),
                                 .op = "LayerNormalization", .inputs = std::move(inputs),
                                 .attrs = {{"axis", int64_t{-1}}, {"epsilon", m->epsilon}},
-                                .device = div.device(), .range = m->last->range()}));
-    rewrite.Added(*m->last);
-    RETURN_IF_ERROR(body.ReplaceAllUses({m->last, 0}, {ln, 0}).status());
-    for (const Node* a : m->absorbed) rewrite.Remove(*a);
-    changed = true;
-  }
-  if (changed) RETURN_IF_ERROR(rewrite.Apply(g));
-  return changed;
+                                .device = div.device(), .range = m->last->range()},
+                               *m->last));
+    RETURN_IF_ERROR(scope.Replace(*m->last, {ln, 0}, m->absorbed));
+    return true;
+  });
 }
 
 }  // namespace graphd::compiler::passes
