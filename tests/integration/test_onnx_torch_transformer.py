@@ -1,9 +1,9 @@
-"""Transformer blocks exported from Debian's torch (opset 13, seeded random weights,
-exported here and never committed) give torch's outputs through graphd, with the
-CPU passes of issue 20 applied: the decomposed layer norms become LayerNormalization
-nodes and the erf GELU, with the feed-forward layer's bias, the post-op of its MatMul
-(the concrete function shows which), and a GPU session (where layernorm_fusion and the
-MatMul's GELU are left out) gives the same values.
+"""Transformer blocks exported from torch (opset 14, the least that torch 2.x exports its
+attention at; seeded random weights, exported here and never committed) give torch's
+outputs through graphd, with the CPU passes of issue 20 applied: the decomposed layer
+norms become LayerNormalization nodes and the erf GELU, with the feed-forward layer's
+bias, the post-op of its MatMul (the concrete function shows which), and a GPU session
+(where layernorm_fusion and the MatMul's GELU are left out) gives the same values.
 """
 
 import os
@@ -41,7 +41,7 @@ class Block(torch.nn.Module):
 
 def export(model, shape):
     data = h.torch_onnx_bytes(model, torch.zeros(shape), input_names=["x"], output_names=["y", "img"],
-                              opset_version=13, dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}, "img": {0: "batch"}})
+                              opset_version=14, dynamic_axes={"x": {0: "batch"}, "y": {0: "batch"}, "img": {0: "batch"}})
     return data
 
 
