@@ -198,7 +198,10 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
   if (lstm) {
     ASSIGN_OR_RETURN(yc, ctx.AllocateOutput(2, Shape({dirs, batch, h})));
   }
-  std::fill_n(y->data<T>(), y->num_elements(), T(0));
+  // Steps past a row's sequence length stay zero; every other element is written.
+  if (std::any_of(lens.begin(), lens.end(), [&](int64_t len) { return len < steps; })) {
+    std::fill_n(y->data<T>(), y->num_elements(), T(0));
+  }
   std::vector<T> xw;
   const std::vector<PackedRecurrence>* packed = nullptr;
   if (constant != nullptr && r.raw_data() == constant->value.raw_data()) packed = &constant->packed;
