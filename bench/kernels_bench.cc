@@ -113,12 +113,13 @@ BENCHMARK(BM_AddBroadcast)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 // Same-shape Add of n x 256 (a transformer's residual at sequence n) and a divide by a
 // scalar (attention's query scaling).
 // A squeeze-excitation's channel scale in channels-last layout (EfficientNet-B0's
-// [1, 112, 112, 32] and [1, 56, 56, 144]), the scale first as torch writes it.
+// [1, 112, 112, 32] and [1, 56, 56, 144]; MobileNetV3-small's [1, 14, 14, 240]), the scale
+// first as torch writes it.
 void BM_ChannelScale(benchmark::State& state) {
   const int64_t hw = state.range(0), c = state.range(1);
   RunOp(state, "Mul", {Shape({1, 1, 1, c}), Shape({1, hw, hw, c})}, 0);
 }
-BENCHMARK(BM_ChannelScale)->Args({112, 32})->Args({56, 144})->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_ChannelScale)->Args({112, 32})->Args({56, 144})->Args({14, 240})->Unit(benchmark::kMicrosecond);
 
 void BM_AddSame(benchmark::State& state) {
   int64_t n = state.range(0);

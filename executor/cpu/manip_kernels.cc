@@ -6,6 +6,7 @@
 #include <type_traits>
 
 #include "core/dim_math.h"
+#include "executor/cpu/channel_interleave.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
@@ -83,6 +84,7 @@ class TransposeKernel : public OpKernel {
       return absl::OkStatus();
     }
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(box.shape)));
+    if (CopyChannelInterleave(x, *out, box)) return absl::OkStatus();
     const bool runs = ContiguousRun(x.shape(), perm) >= kMinCopyRun && x.num_elements() < kMaxRunCopyElements;
     if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && rank <= DNNL_MAX_NDIMS && !runs) {
       RunReorder(x, *out, box);

@@ -3,6 +3,7 @@
 // negative axes, and Transpose's paths: a view, run copies, tiles, oneDNN's reorder.
 #include <optional>
 
+#include "executor/cpu/channel_interleave.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
@@ -84,6 +85,60 @@ TEST(ManipOpsTest, Transpose) {
               HasSubstr("perm [0,1,2] has 3 entries but the input [2,3] has rank 2"));
   EXPECT_THAT(InferError("Transpose", {TT(DType::kFloat32, {2, 3})}, {{"perm", IntList{0, -1}}}),
               HasSubstr("not a permutation"));
+}
+
+// Short axes (2 to 8) moved to or from the innermost position run through
+// channel_interleave.h's shuffles: images to channels-last and back, with and without a
+// batch, size-1 axes between, the two-thread split (from 64K elements) and 32-bit
+// integers; a ninth channel and a batch that is not outermost take the other paths.
+TEST(ManipOpsTest, TransposeMovesShortChannelAxes) {
+  CheckTranspose<float>(Shape({1, 3, 224, 224}), {0, 2, 3, 1});
+  CheckTranspose<float>(Shape({1, 224, 224, 3}), {0, 3, 1, 2});
+  CheckTranspose<float>(Shape({2, 3, 5, 7}), {0, 2, 3, 1});
+  CheckTranspose<float>(Shape({3, 7, 5, 8}), {0, 3, 1, 2});
+  for (int64_t c = 2; c <= 9; ++c) {
+    CheckTranspose<float>(Shape({1, c, 9, 11}), {0, 2, 3, 1});
+    CheckTranspose<float>(Shape({2, 9, 11, c}), {0, 3, 1, 2});
+  }
+  CheckTranspose<int32_t>(Shape({2, 4, 33, 35}), {0, 2, 3, 1});
+  CheckTranspose<int32_t>(Shape({2, 33, 35, 4}), {0, 3, 1, 2});
+  CheckTranspose<float>(Shape({3, 1000}), {1, 0});
+  CheckTranspose<float>(Shape({1000, 5}), {1, 0});
+  CheckTranspose<float>(Shape({1, 3, 1, 50, 40}), {0, 2, 3, 4, 1});
+  CheckTranspose<float>(Shape({3, 2, 50}), {2, 0, 1});
+  CheckTranspose<float>(Shape({4, 50, 3}), {1, 0, 2});
+  CheckTranspose<float>(Shape({50, 4, 3}), {2, 0, 1});
+  CheckTranspose<float>(Shape({3, 50, 2}), {2, 1, 0});
+  CheckTranspose<double>(Shape({1, 3, 8, 8}), {0, 2, 3, 1});
+}
+
+// Which boxes the shuffles take: exactly the short-axis transposes.
+TEST(ManipOpsTest, ChannelInterleaveTakesOnlyShortAxisTransposes) {
+  auto box = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
+    cpu::Box b;
+    for (int64_t p : perm) {
+      b.shape.push_back(dims[p]);
+      b.src_strides.push_back(in_strides[p]);
+    }
+    b.dst_strides = cpu::RowMajorStrides(b.shape);
+    return b;
+  };
+  auto takes = [&](DType dtype, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+    const cpu::Box b = box(dims, perm);
+    Tensor src = Tensor::Allocate(dtype, Shape(dims)).value();
+    Tensor dst = Tensor::Allocate(dtype, Shape(b.shape)).value();
+    return cpu::CopyChannelInterleave(src, dst, b);
+  };
+  EXPECT_TRUE(takes(DType::kFloat32, {1, 3, 224, 224}, {0, 2, 3, 1}));
+  EXPECT_TRUE(takes(DType::kFloat32, {2, 224, 224, 8}, {0, 3, 1, 2}));
+  EXPECT_TRUE(takes(DType::kInt32, {1, 2, 1, 10}, {0, 2, 3, 1}));
+  EXPECT_FALSE(takes(DType::kFloat32, {1, 9, 10, 10}, {0, 2, 3, 1}));   // nine channels
+  EXPECT_FALSE(takes(DType::kFloat64, {1, 3, 10, 10}, {0, 2, 3, 1}));   // 8-byte elements
+  EXPECT_FALSE(takes(DType::kFloat32, {4, 50, 3}, {1, 0, 2}));          // runs, not a transpose
+  EXPECT_FALSE(takes(DType::kFloat32, {3, 50, 2}, {2, 1, 0}));          // batch not outermost
+  EXPECT_FALSE(takes(DType::kFloat32, {3, 4, 50}, {2, 0, 1}));          // both axes long (12, 50)
+  EXPECT_FALSE(takes(DType::kFloat32, {16, 16}, {1, 0}));
 }
 
 TEST(ManipOpsTest, ConcatV2) {

@@ -1,0 +1,116 @@
+#include "executor/cpu/channel_interleave.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "executor/cpu/dnnl_util.h"
+
+namespace graphd::executor::cpu {
+namespace {
+
+constexpr int kMaxChannels = 8;
+// Positions (of the long axis) per OpenMP work item.
+constexpr int64_t kPositionsPerItem = 4096;
+
+// dst[i * C + c] = src[c * r + i] for i in [i0, i1): C planes of r values into r groups
+// of C. With C a constant GCC vectorises both directions into register shuffles.
+template <int C>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void Interleave(const uint32_t* __restrict src, int64_t r, int64_t i0, int64_t i1, uint32_t* __restrict dst) {
+  for (int64_t i = i0; i < i1; ++i) {
+    for (int c = 0; c < C; ++c) dst[i * C + c] = src[c * r + i];
+  }
+}
+
+// dst[c * r + i] = src[i * C + c]: the inverse.
+template <int C>
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void Deinterleave(const uint32_t* __restrict src, int64_t r, int64_t i0, int64_t i1, uint32_t* __restrict dst) {
+  for (int64_t i = i0; i < i1; ++i) {
+    for (int c = 0; c < C; ++c) dst[c * r + i] = src[i * C + c];
+  }
+}
+
+using Loop = void (*)(const uint32_t*, int64_t, int64_t, int64_t, uint32_t*);
+
+template <int C>
+Loop Pick(bool interleave) {
+  return interleave ? &Interleave<C> : &Deinterleave<C>;
+}
+
+Loop LoopFor(int channels, bool interleave) {
+  switch (channels) {
+    case 2: return Pick<2>(interleave);
+    case 3: return Pick<3>(interleave);
+    case 4: return Pick<4>(interleave);
+    case 5: return Pick<5>(interleave);
+    case 6: return Pick<6>(interleave);
+    case 7: return Pick<7>(interleave);
+    case 8: return Pick<8>(interleave);
+    default: return nullptr;
+  }
+}
+
+struct Dim {
+  int64_t size, src_stride, dst_stride;
+};
+
+// The box's axes without size-1 ones, neighbours contiguous in both tensors merged.
+std::vector<Dim> Merged(const Box& box) {
+  std::vector<Dim> dims;
+  for (size_t i = 0; i < box.shape.size(); ++i) {
+    if (box.shape[i] == 1) continue;
+    const Dim d{box.shape[i], box.src_strides[i], box.dst_strides[i]};
+    if (!dims.empty() && dims.back().src_stride == d.src_stride * d.size &&
+        dims.back().dst_stride == d.dst_stride * d.size) {
+      dims.back() = {dims.back().size * d.size, d.src_stride, d.dst_stride};
+    } else {
+      dims.push_back(d);
+    }
+  }
+  return dims;
+}
+
+}  // namespace
+
+bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
+  if (DTypeSize(src.dtype()) != 4 || DTypeSize(dst.dtype()) != 4 || box.src_offset != 0 || box.dst_offset != 0) {
+    return false;
+  }
+  std::vector<Dim> dims = Merged(box);
+  if (dims.size() == 2) dims.insert(dims.begin(), Dim{1, 0, 0});
+  if (dims.size() != 3) return false;
+  const Dim &b = dims[0], &outer = dims[1], &inner = dims[2];
+  // dst [B, O, I] row-major holding src's [B, I, O]: dst[o * I + i] = src[i * O + o].
+  const int64_t plane = outer.size * inner.size;
+  if (inner.dst_stride != 1 || outer.dst_stride != inner.size || outer.src_stride != 1 ||
+      inner.src_stride != outer.size || (b.size > 1 && (b.src_stride != plane || b.dst_stride != plane))) {
+    return false;
+  }
+  // A short inner axis is interleaved (channels last); a short outer one deinterleaved.
+  const bool interleave = inner.size <= kMaxChannels;
+  const int64_t channels = interleave ? inner.size : outer.size, positions = plane / channels;
+  const Loop loop = LoopFor(static_cast<int>(channels), interleave);
+  if (loop == nullptr) return false;
+  const uint32_t* in = static_cast<const uint32_t*>(src.raw_data());
+  uint32_t* out = static_cast<uint32_t*>(dst.raw_data());
+  const int64_t items_per_plane = (positions + kPositionsPerItem - 1) / kPositionsPerItem;
+  const int64_t items = b.size * items_per_plane;
+  const int threads = IntraOpThreads();
+  const auto run = [&](int64_t item) {
+    const int64_t p = item / items_per_plane, i0 = item % items_per_plane * kPositionsPerItem;
+    loop(in + p * plane, positions, i0, std::min(positions, i0 + kPositionsPerItem), out + p * plane);
+  };
+  if (b.size * plane < kOneThreadElements || items < 2 || threads == 1) {
+    for (int64_t item = 0; item < items; ++item) run(item);
+    return true;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+  for (int64_t item = 0; item < items; ++item) run(item);
+  return true;
+}
+
+}  // namespace graphd::executor::cpu
