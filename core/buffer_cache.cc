@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <list>
+#include <map>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -19,37 +20,58 @@ constexpr int64_t kInitialCapacity = 0;
 constexpr int64_t kInitialCapacity = kDefaultBufferCacheBytes;
 #endif
 
+
 class BlockCache {
  public:
   void* Take(size_t bytes) {
     if (bytes >= kMinCachedBytes && capacity_.load(std::memory_order_relaxed) > 0) {
       absl::MutexLock lock(&mu_);
-      auto it = by_size_.find(bytes);
-      if (it != by_size_.end() && !it->second.empty()) {
-        auto entry = it->second.back();  // the one freed last: warmest in the caches
-        it->second.pop_back();
-        void* block = entry->block;
-        age_.erase(entry);
+      // Its own size first; else the block returned last among those up to
+      // kMaxBlockOversize times larger (warmest in the caches).
+      auto best = by_size_.end();
+      const size_t largest = kMaxBlockOversize * bytes;
+      for (auto it = by_size_.lower_bound(bytes); it != by_size_.end() && it->first <= largest; ++it) {
+        if (best == by_size_.end() || it->second.back()->seq > best->second.back()->seq) best = it;
+        if (it->first == bytes) break;
+      }
+      if (best != by_size_.end()) {
+        const auto in_age = best->second.back();
+        const Entry entry = *in_age;
+        best->second.pop_back();
+        if (best->second.empty()) by_size_.erase(best);
+        age_.erase(in_age);
+        // A larger block's surplus stays counted as held until it comes back.
         held_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
-        return block;
+        if (entry.bytes != bytes) lent_[entry.block] = entry.bytes;
+        return entry.block;
       }
     }
     return std::aligned_alloc(kTensorAlignment, bytes);
   }
 
   void Return(void* block, size_t bytes) {
-    const int64_t capacity = capacity_.load(std::memory_order_relaxed);
-    if (bytes < kMinCachedBytes || static_cast<int64_t>(bytes) > capacity) {
+    if (bytes < kMinCachedBytes) {
       std::free(block);
       return;
     }
     std::vector<void*> evicted;
     {
       absl::MutexLock lock(&mu_);
-      age_.push_front({block, bytes});
-      by_size_[bytes].push_back(age_.begin());
-      held_.fetch_add(static_cast<int64_t>(bytes), std::memory_order_relaxed);
-      EvictLocked(capacity, evicted);
+      size_t real = bytes;
+      if (auto it = lent_.find(block); it != lent_.end()) {
+        real = it->second;
+        lent_.erase(it);
+        held_.fetch_sub(static_cast<int64_t>(real - bytes), std::memory_order_relaxed);
+      }
+      const int64_t capacity = capacity_.load(std::memory_order_relaxed);
+      if (static_cast<int64_t>(real) > capacity) {
+        evicted.push_back(block);
+      } else {
+        age_.push_front({block, real, ++seq_});
+        by_size_[real].push_back(age_.begin());
+        held_.fetch_add(static_cast<int64_t>(real), std::memory_order_relaxed);
+        EvictLocked(capacity, evicted);
+      }
     }
     for (void* b : evicted) std::free(b);
   }
@@ -80,17 +102,19 @@ class BlockCache {
   struct Entry {
     void* block;
     size_t bytes;
+    uint64_t seq;  // order of return: larger is later
   };
   using Age = std::list<Entry>;
 
-  // Drops the blocks returned longest ago until at most `capacity` bytes are held.
+  // Drops the blocks returned longest ago until at most `capacity` bytes are held (the
+  // surplus of lent larger blocks counts, and stays until they come back).
   void EvictLocked(int64_t capacity, std::vector<void*>& evicted) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     while (held_.load(std::memory_order_relaxed) > capacity && !age_.empty()) {
       const Entry oldest = age_.back();
       // The oldest of its size is first in its stack (each stack is in return order).
-      auto& stack = by_size_[oldest.bytes];
-      stack.erase(stack.begin());
-      if (stack.empty()) by_size_.erase(oldest.bytes);
+      auto stack = by_size_.find(oldest.bytes);
+      stack->second.erase(stack->second.begin());
+      if (stack->second.empty()) by_size_.erase(stack);
       age_.pop_back();
       held_.fetch_sub(static_cast<int64_t>(oldest.bytes), std::memory_order_relaxed);
       evicted.push_back(oldest.block);
@@ -100,8 +124,11 @@ class BlockCache {
   std::atomic<int64_t> capacity_{kInitialCapacity};
   std::atomic<int64_t> held_{0};
   absl::Mutex mu_;
+  uint64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
   Age age_ ABSL_GUARDED_BY(mu_);  // most recently returned first
-  absl::flat_hash_map<size_t, std::vector<Age::iterator>> by_size_ ABSL_GUARDED_BY(mu_);
+  std::map<size_t, std::vector<Age::iterator>> by_size_ ABSL_GUARDED_BY(mu_);  // each non-empty
+  // Blocks handed out for a smaller size: their real size.
+  absl::flat_hash_map<void*, size_t> lent_ ABSL_GUARDED_BY(mu_);
 };
 
 BlockCache& Cache() {

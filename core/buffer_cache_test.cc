@@ -47,14 +47,65 @@ TEST_F(BufferCacheTest, AFreedBlockComesBackForTheNextOfItsSizeLastFreedFirst) {
   ReturnHostBlock(b, kBlock);
 }
 
-TEST_F(BufferCacheTest, ABlockOfAnotherSizeIsNeverHandedOut) {
-  void* a = TakeHostBlock(kBlock);
-  ReturnHostBlock(a, kBlock);
-  void* bigger = TakeHostBlock(2 * kBlock);
+// The tests below take kMaxBlockOversize as 4.
+static_assert(kMaxBlockOversize == 4);
+
+TEST_F(BufferCacheTest, ASmallerBlockOrOneOverFourTimesTheSizeIsNeverHandedOut) {
+  void* a = TakeHostBlock(4 * kBlock);
+  ReturnHostBlock(a, 4 * kBlock);
+  void* bigger = TakeHostBlock(8 * kBlock);
   EXPECT_NE(bigger, a);
-  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(kBlock));  // a still waits for its size
-  std::memset(bigger, 1, 2 * kBlock);                             // all of it is ours
-  ReturnHostBlock(bigger, 2 * kBlock);
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(4 * kBlock));  // a still waits
+  std::memset(bigger, 1, 8 * kBlock);                                 // all of it is ours
+  ReturnHostBlock(bigger, 8 * kBlock);
+  void* small = TakeHostBlock(kBlock - 4096);  // may take up to 4 * kBlock - 16 KB: neither
+  EXPECT_NE(small, a);
+  EXPECT_NE(small, bigger);
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(12 * kBlock));
+  ReturnHostBlock(small, kBlock - 4096);
+}
+
+TEST_F(BufferCacheTest, WithoutItsSizeAnAllocationTakesTheLatestReturnedUpToFourTimesItsSize) {
+  constexpr size_t kAsked = kBlock / 2 - 4096, kMid = kBlock + kBlock / 2;
+  void* a = TakeHostBlock(kBlock);
+  void* b = TakeHostBlock(4 * kBlock);
+  void* c = TakeHostBlock(kMid);
+  ReturnHostBlock(b, 4 * kBlock);
+  ReturnHostBlock(a, kBlock);
+  ReturnHostBlock(c, kMid);
+  // kAsked may take a block of up to 4 * kAsked: a or c (b is larger); c came back last.
+  void* x = TakeHostBlock(kAsked);
+  EXPECT_EQ(x, c);
+  // a and b, and c's surplus while it is out.
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(kBlock + 4 * kBlock + (kMid - kAsked)));
+  std::memset(x, 1, kAsked);
+  ReturnHostBlock(x, kAsked);  // back at its real size
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(kBlock + 4 * kBlock + kMid));
+  // A block of the size asked for comes first, though c came back later.
+  EXPECT_EQ(TakeHostBlock(kBlock), a);
+  EXPECT_EQ(TakeHostBlock(kMid), c);
+  EXPECT_EQ(TakeHostBlock(kBlock), b);  // none of its size left: b, four times as large
+  std::memset(b, 1, kBlock);
+  ReturnHostBlock(a, kBlock);
+  ReturnHostBlock(c, kMid);
+  ReturnHostBlock(b, kBlock);
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(kBlock + 4 * kBlock + kMid));
+}
+
+TEST_F(BufferCacheTest, TheSurplusOfABlockHandedOutCountsAgainstTheCapacity) {
+  SetBufferCacheCapacity(2 * kBlock);
+  void* b = TakeHostBlock(2 * kBlock);
+  ReturnHostBlock(b, 2 * kBlock);
+  void* x = TakeHostBlock(kBlock);
+  EXPECT_EQ(x, b);
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(kBlock));  // the surplus
+  void* y = TakeHostBlock(2 * kBlock);
+  ReturnHostBlock(y, 2 * kBlock);  // with the surplus over the capacity: freed again
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(kBlock));
+  ReturnHostBlock(x, kBlock);  // b, whole, fits
+  EXPECT_EQ(BufferCacheBytes(), static_cast<int64_t>(2 * kBlock));
+  EXPECT_EQ(TakeHostBlock(2 * kBlock), b);
+  ReturnHostBlock(b, 2 * kBlock);
 }
 
 TEST_F(BufferCacheTest, SmallBlocksAreFreedAtOnce) {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "core/buffer_cache.h"
+
 namespace graphd::executor {
 
 bool TensorPool::Take(DType dtype, const Shape& shape, Tensor* out) {
@@ -34,6 +36,9 @@ void TensorPool::Give(Tensor&& t) {
       taken.buffer().use_count() != 1 || spares_.size() >= kMaxSpares) {
     return;
   }
+  // Blocks the buffer cache keeps go back to it: there any size up to half theirs can
+  // reuse them, where a spare here waits for its own element count until the run ends.
+  if (taken.bytes() >= kMinCachedBytes && BufferCacheCapacity() > 0) return;
   spares_.push_back(std::move(taken));
 }
 

@@ -2,7 +2,10 @@
 // kernels' AllocateOutput, so a loop body's outputs reuse the buffers its previous
 // iteration freed instead of allocating. Only buffers nobody else references are
 // kept; string buffers and device memory never are (a device's allocator caches
-// its own). Not thread-safe: one per running plan.
+// its own), nor buffers of kMinCachedBytes or more while the buffer cache is on
+// (core/buffer_cache.h: they go back to it, where smaller sizes can reuse them too;
+// held here, the first sixteen waited for their own element count until the run
+// ended). Not thread-safe: one per running plan.
 #ifndef GRAPHD_EXECUTOR_RUNTIME_TENSOR_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_TENSOR_POOL_H_
 

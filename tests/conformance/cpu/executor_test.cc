@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/synchronization/notification.h"
+#include "core/buffer_cache.h"
 #include "core/ops/all_ops.h"
 #include "tests/conformance/cpu/test_util.h"
 #include "executor/runtime/tensor_pool.h"
@@ -399,6 +400,24 @@ TEST(TensorPoolTest, ReusesOnlyUnsharedBuffersOfTheSameSize) {
   EXPECT_EQ(out.shape(), Shape({3, 2}));
   EXPECT_FALSE(pool.Take(DType::kFloat32, Shape({3, 2}), &out));  // taken once
   EXPECT_EQ(alias.data<float>()[5], 6.0f);
+}
+
+// Buffers the buffer cache keeps (kMinCachedBytes and up) go back to it, where smaller
+// sizes can reuse them; smaller ones, and all of them with the cache off (as under the
+// sanitizers), stay in the pool.
+TEST(TensorPoolTest, LargeBuffersGoBackToTheBufferCache) {
+  TensorPool pool;
+  Tensor out;
+  const int64_t large = static_cast<int64_t>(kMinCachedBytes / sizeof(float));
+  pool.Give(Tensor::Allocate(DType::kFloat32, Shape({large})).value());
+  pool.Give(Tensor::Allocate(DType::kFloat32, Shape({16})).value());
+  EXPECT_EQ(pool.Take(DType::kFloat32, Shape({large}), &out), BufferCacheCapacity() == 0);
+  EXPECT_TRUE(pool.Take(DType::kFloat32, Shape({16}), &out));
+  const int64_t capacity = BufferCacheCapacity();
+  SetBufferCacheCapacity(0);
+  pool.Give(Tensor::Allocate(DType::kFloat32, Shape({large})).value());
+  EXPECT_TRUE(pool.Take(DType::kFloat32, Shape({large}), &out));
+  SetBufferCacheCapacity(capacity);
 }
 
 TEST(PlanRunnerTest, RerunsInPlaceWithTheSameResults) {
