@@ -13,8 +13,12 @@
 namespace graphd::executor::cpu {
 namespace {
 
-// Batches above this read R more often than sgemm's blocking would.
+// Batches above these read R more often than sgemm's blocking would: R read in place
+// once per row, or packed once per kRowGroup rows.
 constexpr int64_t kMaxBatch = 4;
+constexpr int64_t kMaxPackedBatch = 16;
+// Rows whose gates one pass over a packed R computes (4 x 4 accumulator registers).
+constexpr int64_t kRowGroup = 4;
 // Below this many recurrence weights (4H * H) a step is too short to split.
 constexpr int64_t kMinWeights = 4 * 128 * 128;
 
@@ -54,6 +58,49 @@ void PackedGates(const PackedRecurrence& packed, const float* __restrict h, int6
   }
 }
 
+// PackedGates for `R` rows at once (h [R, k], gates [R, 4k]): each pass over the
+// packed R serves R rows, whose sums are independent FMA chains.
+template <int R>
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+void PackedGatesRows(const PackedRecurrence& packed, const float* __restrict h, int64_t ub0, int64_t ub1,
+                     float* __restrict gates) {
+  const int64_t k = packed.hidden();
+  for (int64_t ub = ub0; ub < ub1; ++ub) {
+    const float* __restrict blk = packed.block(ub);
+    float acc[R][kBlockGates] = {};
+    for (int64_t p = 0; p < k; ++p) {
+      const float* r0 = blk + p * kBlockGates;
+      for (int i = 0; i < R; ++i) {
+        const float hv = h[i * k + p];
+        for (int64_t j = 0; j < kBlockGates; ++j) acc[i][j] += hv * r0[j];
+      }
+    }
+    const int64_t units = std::min(kBlock, k - ub * kBlock);
+    for (int i = 0; i < R; ++i) {
+      for (int64_t g = 0; g < 4; ++g) {
+        for (int64_t u = 0; u < units; ++u) gates[i * 4 * k + g * k + ub * kBlock + u] = acc[i][g * kBlock + u];
+      }
+    }
+  }
+}
+
+// The gates of every row (h [batch, k] into gates [batch, 4k]) for unit blocks
+// [ub0, ub1), kRowGroup rows per pass over R.
+void PackedGatesBatch(const PackedRecurrence& packed, const float* h, int64_t batch, int64_t ub0, int64_t ub1,
+                      float* gates) {
+  const int64_t k = packed.hidden();
+  for (int64_t b = 0; b < batch; b += kRowGroup) {
+    const float* hb = h + b * k;
+    float* gb = gates + b * 4 * k;
+    switch (std::min(kRowGroup, batch - b)) {
+      case 4: PackedGatesRows<4>(packed, hb, ub0, ub1, gb); break;
+      case 3: PackedGatesRows<3>(packed, hb, ub0, ub1, gb); break;
+      case 2: PackedGatesRows<2>(packed, hb, ub0, ub1, gb); break;
+      default: PackedGatesRows<1>(packed, hb, ub0, ub1, gb); break;
+    }
+  }
+}
+
 // One thread's share of the input projection: xw [steps * batch, 4H] = x W^T + both
 // biases at the gate columns of units [u0, u1). On one thread (oneDNN's sgemm runs
 // sequentially inside a parallel region).
@@ -79,6 +126,8 @@ void Project(const LstmSequence& seq, int64_t u0, int64_t u1, float* xw) {
 void Step(const LstmSequence& seq, const float* seq_xw, int64_t s, int64_t u0, int64_t u1, const float* prev,
           float* next, float* hr) {
   const int64_t h = seq.hidden, gh = 4 * h;
+  const bool batched = seq.packed != nullptr && seq.batch > 1;
+  if (batched) PackedGatesBatch(*seq.packed, prev, seq.batch, u0 / kBlock, (u1 + kBlock - 1) / kBlock, hr);
   for (int64_t b = 0; b < seq.batch; ++b) {
     const float* hb = prev + b * h;
     float* nb = next + b * h;
@@ -88,11 +137,11 @@ void Step(const LstmSequence& seq, const float* seq_xw, int64_t s, int64_t u0, i
     }
     const int64_t t = seq.reverse ? seq.lens[b] - 1 - s : s;
     float* rr = hr + b * gh;
-    if (seq.packed != nullptr) {
-      PackedGates(*seq.packed, hb, u0 / kBlock, (u1 + kBlock - 1) / kBlock, rr);
-    } else {
+    if (seq.packed == nullptr) {
       for (int64_t g = 0; g < 4; ++g) GemvColumns(hb, seq.r, /*b_transposed=*/true, h, gh, g * h + u0, g * h + u1, rr);
-    }
+    } else if (!batched) {
+      PackedGates(*seq.packed, hb, u0 / kBlock, (u1 + kBlock - 1) / kBlock, rr);
+    }  // else the batch's gates are in hr already
     const float* xw = seq_xw + (t * seq.batch + b) * gh;
     LstmCellF32(u1 - u0, h, xw + u0, rr + u0, seq.p != nullptr ? seq.p + u0 : nullptr, seq.c + b * h + u0, nb + u0);
     std::copy(nb + u0, nb + u1, seq.y + t * seq.y_step + b * h + u0);
@@ -112,8 +161,9 @@ PackedRecurrence::PackedRecurrence(const float* r, int64_t hidden)
   }
 }
 
-bool LstmSequenceFits(int64_t batch, int64_t hidden, int threads) {
-  return threads >= 2 && batch >= 1 && batch <= kMaxBatch && 4 * hidden * hidden >= kMinWeights;
+bool LstmSequenceFits(int64_t batch, int64_t hidden, int threads, bool packed) {
+  return threads >= 2 && batch >= 1 && batch <= (packed ? kMaxPackedBatch : kMaxBatch) &&
+         4 * hidden * hidden >= kMinWeights;
 }
 
 Status RunLstmSequence(const LstmSequence& seq, int threads, const CancellationToken& cancellation) {

@@ -7,7 +7,8 @@
 // (which stays in its core's cache) and the steps meet at one barrier each. The hidden
 // state is double-buffered: a step reads the last step's h while writing the next.
 // A constant R is packed once (PackedRecurrence) so that the gates are sums of rows
-// (vector FMAs); otherwise its rows are read in place as dot products (gemv.h).
+// (vector FMAs), up to four rows of the batch per pass over it; otherwise its rows are
+// read in place as dot products (gemv.h).
 #ifndef GRAPHD_EXECUTOR_CPU_LSTM_SEQUENCE_H_
 #define GRAPHD_EXECUTOR_CPU_LSTM_SEQUENCE_H_
 
@@ -55,8 +56,9 @@ struct LstmSequence {
 };
 
 // Whether RunLstmSequence is the faster way for this shape on `threads` threads: small
-// batches (R is read once per row) and a recurrence large enough to split.
-bool LstmSequenceFits(int64_t batch, int64_t hidden, int threads);
+// batches (R read in place once per row: up to 4; `packed`, once per 4 rows: up to 16)
+// and a recurrence large enough to split.
+bool LstmSequenceFits(int64_t batch, int64_t hidden, int threads, bool packed);
 
 // Runs the recurrence on `threads` threads (>= 1). Stops between steps, returning the
 // token's error, once `cancellation` fires.

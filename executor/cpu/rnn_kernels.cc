@@ -228,7 +228,8 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
     const Tensor* p = lstm && ctx.input(7).num_elements() > 0 ? &ctx.input(7) : nullptr;
     const bool reverse = cfg.direction == "reverse" || d == 1;
     if constexpr (std::is_same_v<T, float>) {
-      if (DefaultLstm(cfg, cfg.acts.data() + d * per_dir) && LstmSequenceFits(batch, h, threads)) {
+      if (DefaultLstm(cfg, cfg.acts.data() + d * per_dir) &&
+          LstmSequenceFits(batch, h, threads, /*packed=*/packed != nullptr)) {
         const LstmSequence seq{.steps = steps,
                                .batch = batch,
                                .hidden = h,
@@ -278,7 +279,8 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
 // lstm_sequence.h's path; else null.
 std::shared_ptr<const ConstantRecurrence> PackConstantRecurrence(const Node& node, const RnnConfig& cfg) {
   const Tensor* constant_r = ConstInput(node, 2);
-  if (cfg.cell != Cell::kLstm || constant_r == nullptr || !LstmSequenceFits(1, cfg.hidden, RecurrenceThreads())) {
+  if (cfg.cell != Cell::kLstm || constant_r == nullptr ||
+      !LstmSequenceFits(1, cfg.hidden, RecurrenceThreads(), /*packed=*/true)) {
     return nullptr;
   }
   const Tensor& r = *constant_r;

@@ -1,4 +1,4 @@
-// The float32 LSTM's team path (executor/cpu/lstm_sequence.h: small batches, hidden
+// The float32 LSTM's team path (executor/cpu/lstm_sequence.h: batches up to 16, hidden
 // sizes from 128, two or more intra-op threads) against a double-precision reference
 // written here: every direction, sequence lengths (rows that end early), peepholes,
 // initial states, odd and even step counts, hidden sizes that split unevenly across
@@ -9,6 +9,7 @@
 #include <random>
 
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/lstm_sequence.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
@@ -179,8 +180,31 @@ TEST(LstmSequenceTest, HiddenSizesThatSplitUnevenly) {
   }
 }
 
+// A packed R serves up to 16 rows, four per pass over it: batches that leave 1, 2 or 3
+// rows over, and 16, in every direction with rows that end early.
+TEST(LstmSequenceTest, PackedBatchesUpToSixteenInGroupsOfFourRows) {
+  uint32_t seed = 80;
+  for (int64_t batch : {5, 6, 7, 16}) {
+    for (const char* direction : {"forward", "reverse", "bidirectional"}) {
+      ExpectMatches({.steps = 4, .batch = batch, .input = 6, .hidden = 130, .direction = direction, .lengths = true,
+                     .peepholes = true, .states = true},
+                    2, seed++);
+    }
+  }
+}
+
+TEST(LstmSequenceTest, WhichShapesTakeTheTeamPath) {
+  EXPECT_TRUE(cpu::LstmSequenceFits(16, 128, 2, /*packed=*/true));
+  EXPECT_FALSE(cpu::LstmSequenceFits(17, 128, 2, /*packed=*/true));
+  EXPECT_TRUE(cpu::LstmSequenceFits(4, 128, 2, /*packed=*/false));
+  EXPECT_FALSE(cpu::LstmSequenceFits(5, 128, 2, /*packed=*/false));
+  EXPECT_FALSE(cpu::LstmSequenceFits(1, 128, 1, /*packed=*/true));  // one thread
+  EXPECT_FALSE(cpu::LstmSequenceFits(1, 64, 2, /*packed=*/true));   // too small to split
+}
+
 TEST(LstmSequenceTest, LargerBatchesAndOneThreadTakeTheGeneralPathWithTheSameResults) {
-  ExpectMatches({.steps = 3, .batch = 5, .input = 4, .hidden = 128, .lengths = true}, 2, 60);
+  ExpectMatches({.steps = 3, .batch = 17, .input = 4, .hidden = 128, .lengths = true}, 2, 60);
+  ExpectMatches({.steps = 3, .batch = 5, .input = 4, .hidden = 128, .lengths = true, .constant_r = false}, 2, 62);
   ExpectMatches({.steps = 3, .batch = 2, .input = 4, .hidden = 128, .peepholes = true}, 1, 61);
 }
 
