@@ -1,6 +1,7 @@
-// Transpose (a view when only size-1 axes move; a oneDNN reorder for large float32
-// tensors unless it keeps long runs together), Tile, ReverseV2, ReverseSequence and
-// Pad, all as strided box copies (strided_copy.h) otherwise.
+// Transpose (a view when only size-1 axes move; register shuffles when a short axis
+// moves to or from the innermost position, channel_interleave.h; a oneDNN reorder for
+// large float32 tensors unless it keeps long runs together), Tile, ReverseV2,
+// ReverseSequence and Pad, all as strided box copies (strided_copy.h) otherwise.
 #include <algorithm>
 #include <limits>
 #include <type_traits>
