@@ -18,8 +18,8 @@ constexpr int64_t kPositionsPerItem = 4096;
 // dst[i * C + c] = src[c * r + i] for i in [i0, i1): C planes of r values into r groups
 // of C. With C a constant GCC vectorises both directions into register shuffles.
 template <int C>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void Interleave(const uint32_t* __restrict src, int64_t r, int64_t i0, int64_t i1, uint32_t* __restrict dst) {
+__attribute__((always_inline)) inline void Interleave(const uint32_t* __restrict src, int64_t r, int64_t i0,
+                                                      int64_t i1, uint32_t* __restrict dst) {
   for (int64_t i = i0; i < i1; ++i) {
     for (int c = 0; c < C; ++c) dst[i * C + c] = src[c * r + i];
   }
@@ -27,30 +27,37 @@ void Interleave(const uint32_t* __restrict src, int64_t r, int64_t i0, int64_t i
 
 // dst[c * r + i] = src[i * C + c]: the inverse.
 template <int C>
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void Deinterleave(const uint32_t* __restrict src, int64_t r, int64_t i0, int64_t i1, uint32_t* __restrict dst) {
+__attribute__((always_inline)) inline void Deinterleave(const uint32_t* __restrict src, int64_t r, int64_t i0,
+                                                        int64_t i1, uint32_t* __restrict dst) {
   for (int64_t i = i0; i < i1; ++i) {
     for (int c = 0; c < C; ++c) dst[c * r + i] = src[i * C + c];
   }
 }
 
-using Loop = void (*)(const uint32_t*, int64_t, int64_t, int64_t, uint32_t*);
-
 template <int C>
-Loop Pick(bool interleave) {
-  return interleave ? &Interleave<C> : &Deinterleave<C>;
+__attribute__((always_inline)) inline void Shuffle(bool interleave, const uint32_t* src, int64_t r, int64_t i0,
+                                                   int64_t i1, uint32_t* dst) {
+  if (interleave) {
+    Interleave<C>(src, r, i0, i1, dst);
+  } else {
+    Deinterleave<C>(src, r, i0, i1, dst);
+  }
 }
 
-Loop LoopFor(int channels, bool interleave) {
+// Positions [i0, i1) of `channels` (2 to 8) planes of r values, one copy per
+// instruction set (the templates are inlined into it: clang multiversions no
+// templates).
+__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
+void ShuffleChannels(int64_t channels, bool interleave, const uint32_t* src, int64_t r, int64_t i0, int64_t i1,
+                     uint32_t* dst) {
   switch (channels) {
-    case 2: return Pick<2>(interleave);
-    case 3: return Pick<3>(interleave);
-    case 4: return Pick<4>(interleave);
-    case 5: return Pick<5>(interleave);
-    case 6: return Pick<6>(interleave);
-    case 7: return Pick<7>(interleave);
-    case 8: return Pick<8>(interleave);
-    default: return nullptr;
+    case 2: return Shuffle<2>(interleave, src, r, i0, i1, dst);
+    case 3: return Shuffle<3>(interleave, src, r, i0, i1, dst);
+    case 4: return Shuffle<4>(interleave, src, r, i0, i1, dst);
+    case 5: return Shuffle<5>(interleave, src, r, i0, i1, dst);
+    case 6: return Shuffle<6>(interleave, src, r, i0, i1, dst);
+    case 7: return Shuffle<7>(interleave, src, r, i0, i1, dst);
+    default: return Shuffle<8>(interleave, src, r, i0, i1, dst);
   }
 }
 
@@ -93,8 +100,7 @@ bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
   // A short inner axis is interleaved (channels last); a short outer one deinterleaved.
   const bool interleave = inner.size <= kMaxChannels;
   const int64_t channels = interleave ? inner.size : outer.size, positions = plane / channels;
-  const Loop loop = LoopFor(static_cast<int>(channels), interleave);
-  if (loop == nullptr) return false;
+  if (channels < 2 || channels > kMaxChannels) return false;
   const uint32_t* in = static_cast<const uint32_t*>(src.raw_data());
   uint32_t* out = static_cast<uint32_t*>(dst.raw_data());
   const int64_t items_per_plane = (positions + kPositionsPerItem - 1) / kPositionsPerItem;
@@ -102,7 +108,8 @@ bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
   const int threads = IntraOpThreads();
   const auto run = [&](int64_t item) {
     const int64_t p = item / items_per_plane, i0 = item % items_per_plane * kPositionsPerItem;
-    loop(in + p * plane, positions, i0, std::min(positions, i0 + kPositionsPerItem), out + p * plane);
+    ShuffleChannels(channels, interleave, in + p * plane, positions, i0, std::min(positions, i0 + kPositionsPerItem),
+                    out + p * plane);
   };
   if (b.size * plane < kOneThreadElements || items < 2 || threads == 1) {
     for (int64_t item = 0; item < items; ++item) run(item);

@@ -6,11 +6,8 @@ namespace graphd::executor::cpu {
 namespace {
 
 // The loop for one peephole setting: `Peep` false reads no peepholes at all.
-// One copy per instruction set: the five activations per unit are most of a step's time
-// after the recurrence product (fast_math vectorises; -ffp-contract=off keeps the values
-// the same on every copy).
 template <bool Peep>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) void Cell(int64_t n, int64_t h, const float* __restrict xw, const float* __restrict rr, const float* __restrict p,
+__attribute__((always_inline)) inline void Cell(int64_t n, int64_t h, const float* __restrict xw, const float* __restrict rr, const float* __restrict p,
           float* __restrict c, float* __restrict h_out) {
   namespace fm = fast_math;
   for (int64_t j = 0; j < n; ++j) {
@@ -29,6 +26,11 @@ __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default"))) vo
 
 }  // namespace
 
+// One copy per instruction set (a non-template function: clang multiversions no
+// templates): the five activations per unit are most of a step's time after the
+// recurrence product (fast_math vectorises; -ffp-contract=off keeps the values the same
+// on every copy).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void LstmCellF32(int64_t n, int64_t stride, const float* xw, const float* rr, const float* p, float* c,
                  float* h_out) {
   if (p != nullptr) {

@@ -61,8 +61,7 @@ void PackedGates(const PackedRecurrence& packed, const float* __restrict h, int6
 // PackedGates for `R` rows at once (h [R, k], gates [R, 4k]): each pass over the
 // packed R serves R rows, whose sums are independent FMA chains.
 template <int R>
-__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
-void PackedGatesRows(const PackedRecurrence& packed, const float* __restrict h, int64_t ub0, int64_t ub1,
+__attribute__((always_inline)) inline void PackedGatesRows(const PackedRecurrence& packed, const float* __restrict h, int64_t ub0, int64_t ub1,
                      float* __restrict gates) {
   const int64_t k = packed.hidden();
   for (int64_t ub = ub0; ub < ub1; ++ub) {
@@ -85,7 +84,9 @@ void PackedGatesRows(const PackedRecurrence& packed, const float* __restrict h, 
 }
 
 // The gates of every row (h [batch, k] into gates [batch, 4k]) for unit blocks
-// [ub0, ub1), kRowGroup rows per pass over R.
+// [ub0, ub1), kRowGroup rows per pass over R. One copy per instruction set (the
+// templates are inlined into it: clang multiversions no templates).
+__attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 void PackedGatesBatch(const PackedRecurrence& packed, const float* h, int64_t batch, int64_t ub0, int64_t ub1,
                       float* gates) {
   const int64_t k = packed.hidden();
