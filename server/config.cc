@@ -201,7 +201,8 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
                  "Most malloc arenas (0: glibc's default); 1 hands large freed blocks back to the system, more trade that for less lock contention")
       ->envname("GRAPHD_MALLOC_ARENAS")->capture_default_str();
   app.add_option("--buffer-cache-mb", o.buffer_cache_mb,
-                 "Most MiB of freed tensor storage kept for reuse by the next tensor of the same size (0: none)")
+                 "Most MiB of freed tensor storage kept for reuse by the next tensor of the same size, or of a quarter "
+                 "of it and up when none of its size is free (0: none)")
       ->envname("GRAPHD_BUFFER_CACHE_MB")->capture_default_str();
   app.add_option("--function-cache-entries", o.function_cache_entries,
                  "Most concrete functions the shared function cache keeps (least recently used go first)")

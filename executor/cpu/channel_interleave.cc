@@ -99,8 +99,9 @@ bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
   }
   // A short inner axis is interleaved (channels last); a short outer one deinterleaved.
   const bool interleave = inner.size <= kMaxChannels;
-  const int64_t channels = interleave ? inner.size : outer.size, positions = plane / channels;
-  if (channels < 2 || channels > kMaxChannels) return false;
+  const int64_t channels = interleave ? inner.size : outer.size;
+  if (channels < 2 || channels > kMaxChannels) return false;  // 0 too: an empty tensor
+  const int64_t positions = plane / channels;
   const uint32_t* in = static_cast<const uint32_t*>(src.raw_data());
   uint32_t* out = static_cast<uint32_t*>(dst.raw_data());
   const int64_t items_per_plane = (positions + kPositionsPerItem - 1) / kPositionsPerItem;

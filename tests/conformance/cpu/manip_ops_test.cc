@@ -110,6 +110,12 @@ TEST(ManipOpsTest, TransposeMovesShortChannelAxes) {
   CheckTranspose<float>(Shape({50, 4, 3}), {2, 0, 1});
   CheckTranspose<float>(Shape({3, 50, 2}), {2, 1, 0});
   CheckTranspose<double>(Shape({1, 3, 8, 8}), {0, 2, 3, 1});
+  // Empty tensors (an axis of 0 where the channels would be, or elsewhere).
+  CheckTranspose<float>(Shape({0, 3}), {1, 0});
+  CheckTranspose<float>(Shape({3, 0}), {1, 0});
+  CheckTranspose<float>(Shape({1, 3, 0, 5}), {0, 2, 3, 1});
+  CheckTranspose<float>(Shape({2, 0, 5, 7}), {0, 2, 3, 1});
+  CheckTranspose<int32_t>(Shape({0, 5, 7, 3}), {0, 3, 1, 2});
 }
 
 // Which boxes the shuffles take: exactly the short-axis transposes.
@@ -139,6 +145,7 @@ TEST(ManipOpsTest, ChannelInterleaveTakesOnlyShortAxisTransposes) {
   EXPECT_FALSE(takes(DType::kFloat32, {3, 50, 2}, {2, 1, 0}));          // batch not outermost
   EXPECT_FALSE(takes(DType::kFloat32, {3, 4, 50}, {2, 0, 1}));          // both axes long (12, 50)
   EXPECT_FALSE(takes(DType::kFloat32, {16, 16}, {1, 0}));
+  EXPECT_FALSE(takes(DType::kFloat32, {9, 0}, {1, 0}));  // empty: no channels to move
 }
 
 TEST(ManipOpsTest, ConcatV2) {
