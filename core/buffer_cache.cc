@@ -31,14 +31,14 @@ class BlockCache {
       auto best = by_size_.end();
       const size_t largest = kMaxBlockOversize * bytes;
       for (auto it = by_size_.lower_bound(bytes); it != by_size_.end() && it->first <= largest; ++it) {
+        if (it->second.empty()) continue;
         if (best == by_size_.end() || it->second.back()->seq > best->second.back()->seq) best = it;
         if (it->first == bytes) break;
       }
       if (best != by_size_.end()) {
         const auto in_age = best->second.back();
         const Entry entry = *in_age;
-        best->second.pop_back();
-        if (best->second.empty()) by_size_.erase(best);
+        best->second.pop_back();  // an emptied stack stays for the size's next return
         age_.erase(in_age);
         // A larger block's surplus stays counted as held until it comes back.
         held_.fetch_sub(static_cast<int64_t>(bytes), std::memory_order_relaxed);
@@ -126,7 +126,9 @@ class BlockCache {
   absl::Mutex mu_;
   uint64_t seq_ ABSL_GUARDED_BY(mu_) = 0;
   Age age_ ABSL_GUARDED_BY(mu_);  // most recently returned first
-  std::map<size_t, std::vector<Age::iterator>> by_size_ ABSL_GUARDED_BY(mu_);  // each non-empty
+  // Per size, in return order; a stack emptied by Take stays (a plan frees the same
+  // sizes on every call), one emptied by eviction goes.
+  std::map<size_t, std::vector<Age::iterator>> by_size_ ABSL_GUARDED_BY(mu_);
   // Blocks handed out for a smaller size: their real size.
   absl::flat_hash_map<void*, size_t> lent_ ABSL_GUARDED_BY(mu_);
 };

@@ -20,8 +20,8 @@
 // size takes the one returned last among those up to kMaxBlockOversize times its size:
 // a call's many distinct sizes then share blocks. With exact sizes only, EfficientNet-B0
 // at batch 1 held 26 MB of blocks between calls, more than the last-level cache beside
-// its 21 MB of weights; 16 MB when sharing up to twice the size, 12 MB up to four
-// times (with the plan's large spares sent here, executor/runtime/tensor_pool.h). The
+// its 21 MB of weights; 12 MB sharing up to four times the size, with the plan's large
+// spares sent here (executor/runtime/tensor_pool.h; bench/buffer_footprint.py). The
 // surplus of such a block counts as held by the cache until it comes back. The cache holds only free memory: what it holds is charged to no
 // memory account (core/memory_account.h), and it shows in the process's RSS, which
 // Flush() (called with the server's ReleaseFreeMemory) returns.

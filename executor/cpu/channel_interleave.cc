@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <vector>
 
 #include "executor/cpu/dnnl_util.h"
 
@@ -61,58 +60,42 @@ void ShuffleChannels(int64_t channels, bool interleave, const uint32_t* src, int
   }
 }
 
-struct Dim {
-  int64_t size, src_stride, dst_stride;
-};
-
-// The box's axes without size-1 ones, neighbours contiguous in both tensors merged.
-std::vector<Dim> Merged(const Box& box) {
-  std::vector<Dim> dims;
-  for (size_t i = 0; i < box.shape.size(); ++i) {
-    if (box.shape[i] == 1) continue;
-    const Dim d{box.shape[i], box.src_strides[i], box.dst_strides[i]};
-    if (!dims.empty() && dims.back().src_stride == d.src_stride * d.size &&
-        dims.back().dst_stride == d.dst_stride * d.size) {
-      dims.back() = {dims.back().size * d.size, d.src_stride, d.dst_stride};
-    } else {
-      dims.push_back(d);
-    }
-  }
-  return dims;
-}
-
 }  // namespace
 
 bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
   if (DTypeSize(src.dtype()) != 4 || DTypeSize(dst.dtype()) != 4 || box.src_offset != 0 || box.dst_offset != 0) {
     return false;
   }
-  std::vector<Dim> dims = Merged(box);
-  if (dims.size() == 2) dims.insert(dims.begin(), Dim{1, 0, 0});
-  if (dims.size() != 3) return false;
-  const Dim &b = dims[0], &outer = dims[1], &inner = dims[2];
-  // dst [B, O, I] row-major holding src's [B, I, O]: dst[o * I + i] = src[i * O + o].
-  const int64_t plane = outer.size * inner.size;
-  if (inner.dst_stride != 1 || outer.dst_stride != inner.size || outer.src_stride != 1 ||
-      inner.src_stride != outer.size || (b.size > 1 && (b.src_stride != plane || b.dst_stride != plane))) {
+  Box merged = box;
+  if (!SimplifyBox(merged)) return false;  // empty: nothing to move
+  const int rank = static_cast<int>(merged.shape.size());
+  if (rank != 2 && rank != 3) return false;
+  // [B,] O, I: dst [B, O, I] row-major holding src's [B, I, O]:
+  // dst[o * I + i] = src[i * O + o].
+  const int o_axis = rank - 2, i_axis = rank - 1;
+  const int64_t outer = merged.shape[o_axis], inner = merged.shape[i_axis], plane = outer * inner;
+  const int64_t batch = rank == 3 ? merged.shape[0] : 1;
+  if (merged.dst_strides[i_axis] != 1 || merged.dst_strides[o_axis] != inner || merged.src_strides[o_axis] != 1 ||
+      merged.src_strides[i_axis] != outer ||
+      (rank == 3 && (merged.src_strides[0] != plane || merged.dst_strides[0] != plane))) {
     return false;
   }
   // A short inner axis is interleaved (channels last); a short outer one deinterleaved.
-  const bool interleave = inner.size <= kMaxChannels;
-  const int64_t channels = interleave ? inner.size : outer.size;
-  if (channels < 2 || channels > kMaxChannels) return false;  // 0 too: an empty tensor
+  const bool interleave = inner <= kMaxChannels;
+  const int64_t channels = interleave ? inner : outer;
+  if (channels < 2 || channels > kMaxChannels) return false;
   const int64_t positions = plane / channels;
   const uint32_t* in = static_cast<const uint32_t*>(src.raw_data());
   uint32_t* out = static_cast<uint32_t*>(dst.raw_data());
   const int64_t items_per_plane = (positions + kPositionsPerItem - 1) / kPositionsPerItem;
-  const int64_t items = b.size * items_per_plane;
+  const int64_t items = batch * items_per_plane;
   const int threads = IntraOpThreads();
   const auto run = [&](int64_t item) {
     const int64_t p = item / items_per_plane, i0 = item % items_per_plane * kPositionsPerItem;
     ShuffleChannels(channels, interleave, in + p * plane, positions, i0, std::min(positions, i0 + kPositionsPerItem),
                     out + p * plane);
   };
-  if (b.size * plane < kOneThreadElements || items < 2 || threads == 1) {
+  if (batch * plane < kOneThreadElements || items < 2 || threads == 1) {
     for (int64_t item = 0; item < items; ++item) run(item);
     return true;
   }

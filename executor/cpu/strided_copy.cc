@@ -11,36 +11,6 @@ namespace {
 
 constexpr int64_t kCheckEvery = int64_t{1} << 16;
 
-// Drops size-1 dimensions and merges neighbours that are contiguous in both tensors,
-// so most copies become a few long runs. Returns false when the box is empty.
-bool Simplify(Box& box) {
-  Box out;
-  out.src_offset = box.src_offset;
-  out.dst_offset = box.dst_offset;
-  for (size_t d = 0; d < box.shape.size(); ++d) {
-    int64_t n = box.shape[d];
-    if (n == 0) return false;
-    if (n == 1) continue;
-    if (!out.shape.empty() && out.src_strides.back() == box.src_strides[d] * n &&
-        out.dst_strides.back() == box.dst_strides[d] * n) {
-      out.shape.back() *= n;
-      out.src_strides.back() = box.src_strides[d];
-      out.dst_strides.back() = box.dst_strides[d];
-      continue;
-    }
-    out.shape.push_back(n);
-    out.src_strides.push_back(box.src_strides[d]);
-    out.dst_strides.push_back(box.dst_strides[d]);
-  }
-  if (out.shape.empty()) {  // a single element
-    out.shape = {1};
-    out.src_strides = {1};
-    out.dst_strides = {1};
-  }
-  box = std::move(out);
-  return true;
-}
-
 // Side of the square tiles of a blocked transpose: a tile of floats reads 16 runs of
 // 64 bytes and writes 16, all within L1.
 constexpr int64_t kTile = 16;
@@ -138,6 +108,34 @@ Status Copy(const T* src, T* dst, const Box& box, const CancellationToken* token
 
 }  // namespace
 
+bool SimplifyBox(Box& box) {
+  Box out;
+  out.src_offset = box.src_offset;
+  out.dst_offset = box.dst_offset;
+  for (size_t d = 0; d < box.shape.size(); ++d) {
+    int64_t n = box.shape[d];
+    if (n == 0) return false;
+    if (n == 1) continue;
+    if (!out.shape.empty() && out.src_strides.back() == box.src_strides[d] * n &&
+        out.dst_strides.back() == box.dst_strides[d] * n) {
+      out.shape.back() *= n;
+      out.src_strides.back() = box.src_strides[d];
+      out.dst_strides.back() = box.dst_strides[d];
+      continue;
+    }
+    out.shape.push_back(n);
+    out.src_strides.push_back(box.src_strides[d]);
+    out.dst_strides.push_back(box.dst_strides[d]);
+  }
+  if (out.shape.empty()) {  // a single element
+    out.shape = {1};
+    out.src_strides = {1};
+    out.dst_strides = {1};
+  }
+  box = std::move(out);
+  return true;
+}
+
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
   std::vector<int64_t> strides(dims.size(), 1);
   for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) {
@@ -147,7 +145,7 @@ std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims) {
 }
 
 Status CopyBox(const Tensor& src, Tensor& dst, Box box, const CancellationToken* token) {
-  if (!Simplify(box)) return absl::OkStatus();
+  if (!SimplifyBox(box)) return absl::OkStatus();
   return DispatchElement(src.dtype(), [&]<typename T>() -> Status {
     return Copy<T>(src.data<T>(), dst.data<T>(), box, token);
   });

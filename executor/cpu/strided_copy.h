@@ -24,6 +24,11 @@ struct Box {
 // Row-major strides (elements) of `dims`.
 std::vector<int64_t> RowMajorStrides(const std::vector<int64_t>& dims);
 
+// Drops `box`'s size-1 dimensions and merges neighbours that are contiguous in both
+// tensors, so most copies become a few long runs (a single element stays as shape [1]).
+// Returns false, leaving `box` as it was, when the box is empty.
+bool SimplifyBox(Box& box);
+
 // Copies `box` from `src` to `dst` (same dtype). `token` may be null.
 Status CopyBox(const Tensor& src, Tensor& dst, Box box, const CancellationToken* token);
 
