@@ -6,12 +6,13 @@
 // constant_filter, a filter repacked once into the layout the primitive prefers
 // (executor/cpu/packed_weights.h) instead of the plain one. A residual input is
 // copied into the output and summed by the primitive (oneDNN's sum post-op, before
-// the fused activation).
+// the fused activation). Small pointwise convolutions run conv_pointwise.h's loops.
 #include <algorithm>
 #include <memory>
 
 #include "core/ops/window_nd.h"
 #include "executor/cpu/channels_last.h"
+#include "executor/cpu/conv_pointwise.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/fused_activation.h"
 #include "executor/cpu/kernels.h"
@@ -81,6 +82,12 @@ class ConvNdKernel : public OpKernel {
     }
     if (out->num_elements() == 0) return absl::OkStatus();
     if (x.dtype() == DType::kFloat32 && x.num_elements() > 0 && f.num_elements() > 0) {
+      if (const int64_t rows = PointwiseRows(s); SmallPointwise(rows, s.c, s.o)) {
+        RunPointwiseConv(x.data<float>(), f.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
+                         residual != nullptr ? residual->data<float>() : nullptr, act_, rows, s.c, s.o,
+                         out->data<float>());
+        return absl::OkStatus();
+      }
       try {
         return RunDnnl(x, f, bias, residual, *out, s);
       } catch (const dnnl::error&) {
@@ -101,6 +108,18 @@ class ConvNdKernel : public OpKernel {
   }
 
  private:
+  // Rows of channels when this is a pointwise convolution (1x1 kernel, stride 1, no
+  // padding, one group) over data stored as rows of channels (channels-last, or a
+  // spatial size of 1), otherwise 0.
+  int64_t PointwiseRows(const ConvShape& s) const {
+    if (transposed_ || group_ != 1) return 0;
+    for (int i = 0; i < 3; ++i) {
+      if (s.g.k[i] != 1 || s.g.s[i] != 1 || s.g.pb[i] != 0 || s.g.in[i] != s.g.out[i]) return 0;
+    }
+    if (channels_last_) return s.n * s.g.out_size();
+    return s.g.out_size() == 1 ? s.n : 0;
+  }
+
   // The loops over channels-first data (no residual, no activation).
   Status RunLoop(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias, Tensor& out,
                  const ConvShape& s) const {

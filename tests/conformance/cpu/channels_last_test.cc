@@ -78,6 +78,11 @@ const std::vector<Case> kCases = {
     {Shape({2, 16, 7, 6}), Shape({16, 1, 3, 3}), {1, 1}, {1, 1}, {1, 1, 1, 1}, 16, true, "Clip"},   // depthwise
     {Shape({2, 16, 8, 8}), Shape({16, 1, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 16, false, "Relu"},  // dw, stride 2
     {Shape({1, 16, 5, 5}), Shape({24, 16, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}},                    // pointwise
+    // Small pointwise ones (conv_pointwise.h): rows of channels, one row, column halves.
+    {Shape({2, 16, 3, 4}), Shape({8, 16, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, "Relu"},
+    {Shape({1, 96, 1, 1}), Shape({24, 96, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, false, "Clip"},
+    {Shape({1, 240, 1, 1}), Shape({72, 240, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, "Relu"},
+    {Shape({1, 64, 8, 8}), Shape({80, 64, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, ""},  // past the limit
     {Shape({2, 6, 7, 9}), Shape({4, 3, 3, 2}), {1, 2}, {2, 1}, {1, 0, 2, 1}, 2, true, "Relu"},      // groups, dilation
     {Shape({1, 4, 6, 5}), Shape({4, 4, 3, 3}), {3, 1}, {1, 2}, {0, 2, 1, 0}, 1, false, ""},         // uneven pads
     {Shape({2, 3, 9}), Shape({4, 3, 3}), {2}, {1}, {1, 0}},                                         // 1-D
@@ -169,6 +174,21 @@ TEST(ChannelsLastTest, PoolsMatchChannelsFirst) {
       CheckPool<float>(op, Shape({1, 3, 6, 7}), {3, 2}, {2, 2}, {1, 0, 1, 1}, true, include);  // loop (ceil)
       CheckPool<double>(op, Shape({1, 4, 5, 5}), {2, 2}, {1, 1}, {0, 0, 1, 1}, false, include);
     }
+  }
+}
+
+// One window over the whole input (a global average pool) runs pool_nd_kernels.cc's
+// pass over the rows: one thread below 32 channels or 65536 values, two channel halves
+// (starting at a multiple of 16) from there; padded or dilated windows stay on oneDNN.
+TEST(ChannelsLastTest, GlobalPoolsMatchChannelsFirst) {
+  for (const char* op : {"MaxPoolND", "AvgPoolND"}) {
+    CheckPool<float>(op, Shape({1, 16, 7, 7}), {7, 7}, {1, 1}, {0, 0, 0, 0}, false, false);
+    CheckPool<float>(op, Shape({3, 48, 5, 6}), {5, 6}, {2, 2}, {0, 0, 0, 0}, false, false);
+    CheckPool<float>(op, Shape({1, 90, 28, 28}), {28, 28}, {1, 1}, {0, 0, 0, 0}, false, false);
+    CheckPool<float>(op, Shape({2, 40, 3, 4, 5}), {3, 4, 5}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, false, false);
+    CheckPool<float>(op, Shape({2, 33, 9}), {9}, {1}, {0, 0}, false, false);
+    CheckPool<float>(op, Shape({1, 16, 3, 3}), {4, 4}, {1, 1}, {1, 1, 0, 0}, false, true);  // padded
+    CheckPool<double>(op, Shape({1, 40, 4, 4}), {4, 4}, {1, 1}, {0, 0, 0, 0}, false, false);
   }
 }
 

@@ -112,6 +112,19 @@ const std::vector<ConvCase> kConvCases = {
      {2, 3, 5, 3, 3}},
     {Shape({1, 4, 4, 5, 3}), Shape({4, 1, 2, 2, 2}), {{2, 1, 1}, {1, 1, 1}, {1, 1, 1, 1, 1, 1}, {}, 4}, true,
      {1, 4, 3, 6, 4}},
+    // Pointwise on a spatial size of 1 (a squeeze-excitation's layers): small ones on
+    // conv_pointwise.h's loops, one row or several, its column halves from 16384
+    // weights (576x144 splits at column 80), and one past kPointwiseMacs on oneDNN.
+    {Shape({1, 24, 1, 1}), Shape({8, 24, 1, 1}), {{1, 1}, {1, 1}, {0, 0, 0, 0}}, true, {1, 8, 1, 1}},
+    {Shape({3, 40, 1, 1}), Shape({37, 40, 1, 1}), {{1, 1}, {1, 1}, {0, 0, 0, 0}}, false, {3, 37, 1, 1}},
+    {Shape({1, 576, 1, 1}), Shape({144, 576, 1, 1}), {{1, 1}, {1, 1}, {0, 0, 0, 0}}, true, {1, 144, 1, 1}},
+    {Shape({1, 144, 1, 1}), Shape({577, 144, 1, 1}), {{1, 1}, {1, 1}, {0, 0, 0, 0}}, true, {1, 577, 1, 1}},
+    {Shape({2, 7, 1}), Shape({5, 7, 1}), {{1}, {1}, {0, 0}}, true, {2, 5, 1}},
+    {Shape({1, 1024, 1, 1}), Shape({300, 1024, 1, 1}), {{1, 1}, {1, 1}, {0, 0, 0, 0}}, true, {1, 300, 1, 1}},
+    // 1x1 kernels that are not pointwise products: strided, padded, grouped.
+    {Shape({1, 8, 3, 3}), Shape({4, 8, 1, 1}), {{2, 2}, {1, 1}, {0, 0, 0, 0}}, true, {1, 4, 2, 2}},
+    {Shape({1, 8, 1, 1}), Shape({4, 8, 1, 1}), {{1, 1}, {1, 1}, {1, 0, 0, 1}}, true, {1, 4, 2, 2}},
+    {Shape({1, 8, 1, 1}), Shape({4, 4, 1, 1}), {{1, 1}, {1, 1}, {0, 0, 0, 0}, {}, 2}, true, {1, 4, 1, 1}},
 };
 
 TEST(ConvNdTest, MatchesReference) {
