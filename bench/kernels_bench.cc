@@ -121,6 +121,27 @@ void BM_ChannelScale(benchmark::State& state) {
 }
 BENCHMARK(BM_ChannelScale)->Args({112, 32})->Args({56, 144})->Args({14, 240})->Unit(benchmark::kMicrosecond);
 
+// A CNN's first convolution on a 224x224 RGB image: 3x3 stride 2 into 16 channels
+// (MobileNetV3-small, hard-swish) and into 32 (EfficientNet-B0, swish). Arg 2 = 1:
+// reading the image channels-first and writing channels-last (input_channels_first,
+// executor/cpu/conv_stem.h); 0: both channels-last (oneDNN, after the Transpose
+// conv_layout inserts without the option, not timed here).
+void BM_StemConv(benchmark::State& state) {
+  const int64_t o = state.range(0), k = state.range(1);
+  const bool direct = state.range(2) != 0;
+  const int64_t pad = k / 2;
+  const Shape x = direct ? Shape({1, 3, 224, 224}) : Shape({1, 224, 224, 3});
+  AttrMap attrs{{"strides", IntList{2, 2}}, {"pads", IntList{pad, pad, pad, pad}}, {"channels_last", true},
+                {"constant_filter", true}};
+  if (direct) attrs["input_channels_first"] = true;
+  if (o == 16) attrs["activation"] = std::string("HardSwish");
+  if (o == 32) attrs["activation"] = std::string("Swish");
+  RunOp(state, "ConvND", {x, Shape({o, 3, k, k}), Shape({o})}, 2.0 * 112 * 112 * o * 3 * k * k, std::move(attrs));
+}
+BENCHMARK(BM_StemConv)
+    ->Args({16, 3, 0})->Args({16, 3, 1})->Args({32, 3, 0})->Args({32, 3, 1})
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_AddSame(benchmark::State& state) {
   int64_t n = state.range(0);
   RunOp(state, "Add", {Shape({n, 256}), Shape({n, 256})}, 0);

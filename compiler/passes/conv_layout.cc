@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "compiler/passes/pass_util.h"
+#include "core/ops/window_nd.h"
 
 namespace graphd::compiler::passes {
 namespace {
@@ -155,14 +156,31 @@ StatusOr<Tensor> PermutedConst(const Tensor& t) {
   return out;
 }
 
+// Whether the converted ConvND `conv` reads its data input `in` (an unconverted
+// rank-4 value that would enter through a Transpose) as it is, channels-first, with
+// input_channels_first: a stem convolution the CPU kernel runs directly. (A value
+// permuted back from a channels-last x is read as x instead, at no cost.)
+bool ReadsChannelsFirst(const Node& conv, OutputRef in, const std::vector<bool>& converted) {
+  const PartialShape& x = TypeOf(in).shape;
+  const PartialShape& f = TypeOf(conv.inputs()[1]).shape;
+  if (HowToRead(in, converted) != Read::kTranspose || PermutedBackFrom(in, converted).has_value() ||
+      !f.fully_defined() || f.rank() != kRank || x.dim(1) == kUnknownDim) {
+    return false;
+  }
+  return ops::StemConvFits(x.dim(1), AttrAs<int64_t>(conv, "group").value_or(1), f.dim(1) * f.dim(2) * f.dim(3),
+                           f.dim(0));
+}
+
 class Rewriter {
  public:
-  Rewriter(FunctionBody& body, std::vector<bool> converted, const std::vector<bool>& control_outputs)
+  Rewriter(FunctionBody& body, std::vector<bool> converted, const std::vector<bool>& control_outputs,
+           bool channels_first_stems)
       : body_(body),
         g_(*body.graph),
         n_(g_.num_nodes()),
         converted_(std::move(converted)),
         control_outputs_(control_outputs),
+        channels_first_stems_(channels_first_stems),
         new_of_(n_, nullptr),
         bypassed_(n_, false) {
     rank_.resize(n_);
@@ -197,6 +215,11 @@ class Rewriter {
       const OutputRef in = old.inputs()[i];
       if (conv && i > 0 && i != residual) {  // filter and bias
         spec.inputs.push_back(in);
+        continue;
+      }
+      if (conv && i == 0 && channels_first_stems_ && ReadsChannelsFirst(old, in, converted_)) {
+        spec.inputs.push_back(in);
+        spec.attrs["input_channels_first"] = true;
         continue;
       }
       ASSIGN_OR_RETURN(OutputRef read, Input(in, old.id(), old.device()));
@@ -338,6 +361,7 @@ class Rewriter {
   const int n_;  // nodes before the rewrite
   std::vector<bool> converted_;
   const std::vector<bool>& control_outputs_;  // ControlOutputs of the graph before the rewrite
+  const bool channels_first_stems_;
   std::vector<const Node*> new_of_;  // converted node id -> its channels-last replacement
   std::vector<int> rank_;
   absl::flat_hash_map<const Node*, OutputRef> permuted_;                      // Const -> permuted Const
@@ -358,7 +382,7 @@ StatusOr<bool> ConvLayout::Run(FunctionBody& body) const {
     any = any || converted[id];
   }
   if (!any) return false;
-  RETURN_IF_ERROR(Rewriter(body, std::move(converted), control_outputs).Run());
+  RETURN_IF_ERROR(Rewriter(body, std::move(converted), control_outputs, channels_first_stems_).Run());
   return true;
 }
 

@@ -18,7 +18,8 @@
 // A converted value read by anything else, or returned, goes through one Transpose
 // back to [N, C, H, W] (shared by all such readers), so every other node sees exactly
 // the values it saw before; results keep their types. Rank-4 inputs enter through a
-// Transpose [0, 2, 3, 1] per value. A model's own permutes are folded into these: a
+// Transpose [0, 2, 3, 1] per value (or, channels_first_stems, not at all into a stem
+// convolution). A model's own permutes are folded into these: a
 // Transpose [0, 2, 3, 1] of a converted value reads the converted value itself, and a
 // value that a Transpose [0, 3, 1, 2] made from an unconverted x enters as x (the
 // permutes around ConvNeXt's channels-last blocks). The results are those of the unconverted graph up
@@ -36,9 +37,17 @@ namespace graphd::compiler::passes {
 
 class ConvLayout : public Pass {
  public:
+  // channels_first_stems: a converted 2-D ConvND whose data input would enter through a
+  // Transpose and that core/ops/window_nd.h's StemConvFits (the image into a CNN's
+  // first convolution) reads it as it is, with input_channels_first=true (CPU
+  // sessions: the GPU runs channels-last convolutions on the CPU anyway).
+  explicit ConvLayout(bool channels_first_stems = false) : channels_first_stems_(channels_first_stems) {}
   static constexpr absl::string_view kName = "conv_layout";
   absl::string_view name() const override { return kName; }
   StatusOr<bool> Run(FunctionBody& body) const override;
+
+ private:
+  bool channels_first_stems_;
 };
 
 }  // namespace graphd::compiler::passes

@@ -200,5 +200,51 @@ TEST(ConvLayoutTest, LeavesConvsItCannotConvert) {
   EXPECT_EQ(Text(body), before);
 }
 
+// With channels_first_stems, a stem convolution (few input channels, a small window,
+// one group: window_nd.h StemConvFits) reads its image channels-first instead of
+// through a Transpose; others, and other readers of the image, still transpose.
+TEST(ConvLayoutTest, StemsReadTheImageChannelsFirst) {
+  AttrMap stride2 = Pads(1);
+  stride2["strides"] = IntList{2, 2};
+  AttrMap grouped{{"group", int64_t{3}}};
+  auto make = [&] {
+    return BodyBuilder()
+        .Arg("x", DType::kFloat32, Dims({-1, 3, 8, 8}))
+        .Arg("y", DType::kFloat32, Dims({1, 3, 6, 6}))
+        .Node("w", "Const", {}, {{"value", Iota({16, 3, 3, 3})}})
+        .Node("w5", "Const", {}, {{"value", Iota({4, 3, 5, 5})}})  // 75 taps
+        .Node("wg", "Const", {}, {{"value", Iota({6, 1, 3, 3})}})  // grouped
+        .Node("stem", "ConvND", {"x", "w"}, stride2)
+        .Node("big", "ConvND", {"y", "w5"})
+        .Node("g", "ConvND", {"y", "wg"}, grouped)
+        .Node("also", "ConvND", {"y", "w"})
+        .Return({"stem", "big", "g", "also"});
+  };
+  FunctionBody body = make(), plain = make();
+  EXPECT_TRUE(RunPass(ConvLayout(/*channels_first_stems=*/true), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[?,3,8,8]]() : float32[?,3,8,8]\n"
+            "y = Arg[dtype=float32, shape=[1,3,6,6]]() : float32[1,3,6,6]\n"
+            "w = Const[value=float32[16,3,3,3]{0, 1, 2, 3, 4, 5, 6, 7, ...}]() : float32[16,3,3,3]\n"
+            "w5 = Const[value=float32[4,3,5,5]{0, 1, 2, 3, 4, 5, 6, 7, ...}]() : float32[4,3,5,5]\n"
+            "wg = Const[value=float32[6,1,3,3]{0, 1, 2, 3, 4, 5, 6, 7, ...}]() : float32[6,1,3,3]\n"
+            "stem_nhwc = ConvND[channels_last=true, constant_filter=true, input_channels_first=true, "
+            "pads=[1, 1, 1, 1], strides=[2, 2]](x, w) : float32[?,4,4,16]\n"
+            "stem_to_nchw = Transpose[perm=[0, 3, 1, 2]](stem_nhwc) : float32[?,16,4,4]\n"
+            "y_to_nhwc = Transpose[perm=[0, 2, 3, 1]](y) : float32[1,6,6,3]\n"
+            "big_nhwc = ConvND[channels_last=true, constant_filter=true](y_to_nhwc, w5) : float32[1,2,2,4]\n"
+            "big_to_nchw = Transpose[perm=[0, 3, 1, 2]](big_nhwc) : float32[1,4,2,2]\n"
+            "g_nhwc = ConvND[channels_last=true, constant_filter=true, group=3](y_to_nhwc, wg) : float32[1,4,4,6]\n"
+            "g_to_nchw = Transpose[perm=[0, 3, 1, 2]](g_nhwc) : float32[1,6,4,4]\n"
+            "also_nhwc = ConvND[channels_last=true, constant_filter=true, input_channels_first=true](y, w) : "
+            "float32[1,4,4,16]\n"
+            "also_to_nchw = Transpose[perm=[0, 3, 1, 2]](also_nhwc) : float32[1,16,4,4]\n"
+            "return stem_to_nchw, big_to_nchw, g_to_nchw, also_to_nchw\n");
+  // Without the option (GPU sessions) every image enters through a Transpose.
+  EXPECT_TRUE(RunPass(ConvLayout(), plain));
+  EXPECT_THAT(Text(plain), ::testing::Not(::testing::HasSubstr("input_channels_first")));
+  EXPECT_THAT(Text(plain), ::testing::HasSubstr("x_to_nhwc = Transpose"));
+}
+
 }  // namespace
 }  // namespace graphd::compiler::passes

@@ -106,7 +106,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<ConvAddFusion>());
   passes.push_back(std::make_unique<ConvActivationFusion>(/*gated=*/options.cpu_fusions));
   passes.push_back(std::make_unique<MatMulFusion>(/*gelu=*/options.cpu_fusions));
-  passes.push_back(std::make_unique<ConvLayout>());
+  passes.push_back(std::make_unique<ConvLayout>(/*channels_first_stems=*/options.cpu_fusions));
   passes.push_back(std::make_unique<ElementwiseFusion>(/*channel_operands=*/options.cpu_fusions));
   return Pipeline::Make(std::move(passes), std::move(options));
 }

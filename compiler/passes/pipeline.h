@@ -35,7 +35,8 @@ struct PipelineOptions {
   bool verify = kVerifyPassesByDefault;
   // Fusions only the CPU's kernels take (the GPU's would refuse the fused nodes):
   // elementwise_fusion's operands broadcast per channel, conv_activation_fusion's
-  // gated activations (hard-swish, swish), matmul_fusion's GELU.
+  // gated activations (hard-swish, swish), matmul_fusion's GELU, conv_layout's stem
+  // convolutions reading channels-first data.
   bool cpu_fusions = true;
   // Called with "input" and the body before the first pass, then with each pass's
   // name after it ran. May be empty.

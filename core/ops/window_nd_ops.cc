@@ -13,6 +13,9 @@
 //     inside the padded input. Floats.
 // ConvND and the pools take channels_last=true (default false): data, input and
 // output, is [N, d1..dk, C] instead (the filter stays [O, C/group, k1..kk]).
+// ConvND's input_channels_first=true (with channels_last) keeps the data input
+// [N, C, d1..dk]: only the output is channels-last (a stem convolution reading the
+// client's image; window_nd.h StemConvFits).
 // ConvND's constant_filter=true promises that the filter is a constant (a Const
 // value), so kernels may keep a repacked copy (compiler/passes/conv_layout.h sets it).
 // ConvND's residual=true adds one more input r, last (x, w[, bias], r), of the
@@ -79,9 +82,13 @@ Status InferConvCommon(InferenceContext& c, bool transposed) {
   }
   ASSIGN_OR_RETURN(int dims, SpatialDims(c, c.input(0), "input"));
   ASSIGN_OR_RETURN(bool channels_last, c.AttrOr<bool>("channels_last", false));
+  ASSIGN_OR_RETURN(bool input_channels_first, c.AttrOr<bool>("input_channels_first", false));
   RETURN_IF_ERROR(c.AttrOr<bool>("constant_filter", false).status());
   if (transposed && channels_last) return c.Error("channels_last is not supported");
-  const TensorType x = ChannelsFirstInput(c.input(0), channels_last);
+  if (input_channels_first && (transposed || !channels_last)) {
+    return c.Error("input_channels_first is only for ConvND with channels_last");
+  }
+  const TensorType x = ChannelsFirstInput(c.input(0), channels_last && !input_channels_first);
   if (f.shape.known_rank() && f.shape.rank() != dims + 2) {
     return c.Error(absl::StrCat("filter ", f.shape.ToString(), " must have rank ", dims + 2));
   }

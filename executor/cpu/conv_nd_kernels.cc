@@ -7,12 +7,15 @@
 // (executor/cpu/packed_weights.h) instead of the plain one. A residual input is
 // copied into the output and summed by the primitive (oneDNN's sum post-op, before
 // the fused activation). Small pointwise convolutions run conv_pointwise.h's loops.
+// With input_channels_first (and channels_last) x stays channels-first: a stem
+// convolution, on conv_stem.h's loops where they apply.
 #include <algorithm>
 #include <memory>
 
 #include "core/ops/window_nd.h"
 #include "executor/cpu/channels_last.h"
 #include "executor/cpu/conv_pointwise.h"
+#include "executor/cpu/conv_stem.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/fused_activation.h"
 #include "executor/cpu/kernels.h"
@@ -53,12 +56,13 @@ using Activation = FusedActivation;
 class ConvNdKernel : public OpKernel {
  public:
   ConvNdKernel(bool transposed, ops::WindowNd w, int64_t group, Activation act, bool channels_last,
-               bool constant_filter, bool residual)
+               bool input_channels_first, bool constant_filter, bool residual)
       : transposed_(transposed),
         w_(std::move(w)),
         group_(group),
         act_(act),
         channels_last_(channels_last),
+        input_channels_first_(input_channels_first),
         constant_filter_(constant_filter),
         residual_(residual) {
     attr_.set_scratchpad_mode(dnnl::scratchpad_mode::user);  // as PrimitiveAttr (a fresh handle: not shared)
@@ -81,33 +85,59 @@ class ConvNdKernel : public OpKernel {
                                     out->shape().ToString()));
     }
     if (out->num_elements() == 0) return absl::OkStatus();
+    if (input_channels_first_) return RunChannelsFirstInput(ctx, x, f, bias, residual, *out, s);
+    return Run(ctx, x, f, bias, residual, *out, s);
+  }
+
+ private:
+  // x in the kernel's data layout (channels-last with channels_last_).
+  Status Run(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias, const Tensor* residual,
+             Tensor& out, const ConvShape& s) {
     if (x.dtype() == DType::kFloat32 && x.num_elements() > 0 && f.num_elements() > 0) {
       if (const int64_t rows = PointwiseRows(s); SmallPointwise(rows, s.c, s.o)) {
         RunPointwiseConv(x.data<float>(), f.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
                          residual != nullptr ? residual->data<float>() : nullptr, act_, rows, s.c, s.o,
-                         out->data<float>());
+                         out.data<float>());
         return absl::OkStatus();
       }
       try {
-        return RunDnnl(x, f, bias, residual, *out, s);
+        return RunDnnl(x, f, bias, residual, out, s);
       } catch (const dnnl::error&) {
         // A geometry oneDNN refuses: the loop below.
       }
     }
     if (!channels_last_) {
-      RETURN_IF_ERROR(RunLoop(ctx, x, f, bias, *out, s));
+      RETURN_IF_ERROR(RunLoop(ctx, x, f, bias, out, s));
     } else {
       ASSIGN_OR_RETURN(Tensor x_cf, ChannelsFirstCopy(x));
-      ASSIGN_OR_RETURN(Tensor out_cf, Tensor::Allocate(out->dtype(), Shape(s.out_dims)));
+      ASSIGN_OR_RETURN(Tensor out_cf, Tensor::Allocate(out.dtype(), Shape(s.out_dims)));
       RETURN_IF_ERROR(RunLoop(ctx, x_cf, f, bias, out_cf, s));
-      RETURN_IF_ERROR(CopyToChannelsLast(out_cf, *out));
+      RETURN_IF_ERROR(CopyToChannelsLast(out_cf, out));
     }
-    if (residual != nullptr) AddResidual(*residual, *out);
-    ApplyActivation(*out);
+    if (residual != nullptr) AddResidual(*residual, out);
+    ApplyActivation(out);
     return absl::OkStatus();
   }
 
- private:
+  // Channels-first x, channels-last output (input_channels_first): conv_stem.h's loops
+  // where they apply, otherwise x copied channels-last and Run.
+  Status RunChannelsFirstInput(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias,
+                               const Tensor* residual, Tensor& out, const ConvShape& s) {
+    if (x.dtype() == DType::kFloat32 && w_.dims == 2 && x.num_elements() > 0 &&
+        ops::StemConvFits(s.c, group_, f.num_elements() / s.o, s.o) && s.g.pb[1] >= 0 && s.g.pb[2] >= 0) {
+      const Window3& g = s.g;  // 2-D: spatial dims 1 and 2 of the 3
+      const StemGeometry stem{.n = s.n, .c = s.c, .h = g.in[1], .w = g.in[2], .o = s.o, .oh = g.out[1],
+                              .ow = g.out[2], .kh = g.k[1], .kw = g.k[2], .sh = g.s[1], .sw = g.s[2],
+                              .ph = g.pb[1], .pw = g.pb[2], .dh = g.d[1], .dw = g.d[2]};
+      RunStemConv(x.data<float>(), f.data<float>(), bias != nullptr ? bias->data<float>() : nullptr,
+                  residual != nullptr ? residual->data<float>() : nullptr, act_, stem, out.data<float>());
+      return absl::OkStatus();
+    }
+    ASSIGN_OR_RETURN(Tensor x_last, Tensor::Allocate(x.dtype(), Shape(ops::ToChannelsLast(x.shape().dims()))));
+    RETURN_IF_ERROR(CopyToChannelsLast(x, x_last));
+    return Run(ctx, x_last, f, bias, residual, out, s);
+  }
+
   // Rows of channels when this is a pointwise convolution (1x1 kernel, stride 1, no
   // padding, one group) over data stored as rows of channels (channels-last, or a
   // spatial size of 1), otherwise 0.
@@ -147,7 +177,7 @@ class ConvNdKernel : public OpKernel {
                                     " must have rank ", r));
     }
     ConvShape s;
-    s.in_dims = channels_last_ ? ops::ToChannelsFirst(x.shape().dims()) : x.shape().dims();
+    s.in_dims = channels_last_ && !input_channels_first_ ? ops::ToChannelsFirst(x.shape().dims()) : x.shape().dims();
     s.n = s.in_dims[0];
     s.c = s.in_dims[1];
     s.group = group_;
@@ -392,6 +422,7 @@ class ConvNdKernel : public OpKernel {
   int64_t group_;
   Activation act_;
   bool channels_last_;    // data [N, spatial..., C] (ConvND only)
+  bool input_channels_first_;  // with channels_last_: x stays [N, C, spatial...] (ConvND only)
   bool constant_filter_;  // the filter is a Const value: packed (ConvND only)
   bool residual_;         // the last input is summed into the output (ConvND only)
   dnnl::primitive_attr attr_;  // PrimitiveAttr plus the fused activation
@@ -407,6 +438,10 @@ KernelFactory Factory(bool transposed) {
       return errors::InvalidArgument(absl::StrCat(node.name(), ": ConvTransposeND takes no fused activation"));
     }
     const bool channels_last = AttrOr<bool>(node, "channels_last", false);
+    const bool input_channels_first = AttrOr<bool>(node, "input_channels_first", false);
+    if (input_channels_first && (transposed || !channels_last)) {
+      return errors::InvalidArgument(absl::StrCat(node.name(), ": input_channels_first needs channels_last"));
+    }
     const bool constant_filter = AttrOr<bool>(node, "constant_filter", false);
     const bool residual = AttrOr<bool>(node, "residual", false);
     if (transposed && (channels_last || constant_filter || residual)) {
@@ -414,7 +449,7 @@ KernelFactory Factory(bool transposed) {
           absl::StrCat(node.name(), ": ConvTransposeND takes no channels_last, constant_filter or residual"));
     }
     return std::make_unique<ConvNdKernel>(transposed, std::move(w), AttrOr<int64_t>(node, "group", 1), act,
-                                          channels_last, constant_filter, residual);
+                                          channels_last, input_channels_first, constant_filter, residual);
   };
 }
 

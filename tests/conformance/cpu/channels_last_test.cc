@@ -177,6 +177,69 @@ TEST(ChannelsLastTest, PoolsMatchChannelsFirst) {
   }
 }
 
+// input_channels_first: x channels-first, the output channels-last, against the plain
+// channels-first conv relaid out. Stems that fit (window_nd.h StemConvFits) run
+// conv_stem.h's loops: output widths off the 8-pixel block, output channels short of
+// the 16-lane block, every activation, a residual, dilation, uneven pads, batch 2;
+// the others (too many taps, inputs or outputs, groups, float64) a channels-last copy
+// of x.
+template <typename T>
+void CheckChannelsFirstInput(const Case& c, double tol, bool residual) {
+  std::mt19937 rng(13);
+  Tensor x = Random<T>(c.x, rng), f = Random<T>(c.f, rng), b = Random<T>(Shape({c.f.dim(0)}), rng);
+  std::vector<Tensor> in{x, f};
+  if (c.bias) in.push_back(b);
+  AttrMap attrs = ConvAttrs(c);
+  SCOPED_TRACE(absl::StrCat(x.DebugString(), " * ", f.DebugString(), " ", c.activation, " residual ", residual));
+  auto plain = RunOp("ConvND", in, attrs);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  std::vector<Tensor> got_in = in;
+  if (residual) {  // summed before the activation
+    Tensor r = Random<T>(plain->shape(), rng);
+    attrs["residual"] = true;
+    in.push_back(r);
+    got_in.push_back(Relayout<T>(r, true));
+  }
+  auto want = RunOp("ConvND", in, attrs);
+  ASSERT_TRUE(want.ok()) << want.status();
+  attrs["channels_last"] = true;
+  attrs["input_channels_first"] = true;
+  attrs["constant_filter"] = true;
+  for (int call = 0; call < 2; ++call) {
+    auto got = RunOp("ConvND", got_in, attrs);
+    ASSERT_TRUE(got.ok()) << got.status();
+    ExpectClose(Relayout<T>(*got, false), ToDouble(*want), tol, tol);
+  }
+}
+
+TEST(ChannelsLastTest, ChannelsFirstInputMatchesChannelsFirst) {
+  const std::vector<Case> cases = {
+      {Shape({1, 3, 17, 19}), Shape({16, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "HardSwish"},  // MobileNetV3
+      {Shape({2, 3, 12, 21}), Shape({16, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Swish"},
+      {Shape({1, 3, 9, 11}), Shape({12, 3, 3, 3}), {1, 1}, {1, 1}, {0, 2, 1, 0}, 1, false, "Relu"},
+      {Shape({1, 1, 10, 13}), Shape({5, 1, 3, 3}), {1, 2}, {2, 1}, {2, 1, 0, 3}, 1, true, "Clip"},
+      {Shape({1, 4, 7, 7}), Shape({15, 4, 2, 3}), {3, 1}, {1, 1}, {1, 1, 1, 1}, 1, true, ""},
+      {Shape({1, 2, 5, 30}), Shape({7, 2, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, ""},
+      // Not stems: the channels-last copy.
+      {Shape({1, 3, 9, 10}), Shape({32, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Clip"},
+      {Shape({1, 3, 11, 11}), Shape({8, 3, 7, 7}), {2, 2}, {1, 1}, {3, 3, 3, 3}, 1, true, "Relu"},
+      {Shape({1, 6, 8, 8}), Shape({6, 2, 3, 3}), {1, 1}, {1, 1}, {1, 1, 1, 1}, 3, true, ""},
+      {Shape({1, 5, 6, 6}), Shape({4, 5, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, ""},
+  };
+  for (const Case& c : cases) {
+    for (bool residual : {false, true}) {
+      CheckChannelsFirstInput<float>(c, 1e-5, residual);
+      CheckChannelsFirstInput<double>(c, 1e-12, residual);
+    }
+  }
+  // It needs channels_last.
+  std::mt19937 rng(2);
+  auto bad = RunOp("ConvND", {Random<float>(Shape({1, 3, 4, 4}), rng), Random<float>(Shape({2, 3, 1, 1}), rng)},
+                   {{"input_channels_first", true}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("input_channels_first"));
+}
+
 // One window over the whole input (a global average pool) runs pool_nd_kernels.cc's
 // pass over the rows: one thread below 32 channels or 65536 values, two channel halves
 // (starting at a multiple of 16) from there; padded or dilated windows stay on oneDNN.
