@@ -119,12 +119,21 @@ class ConvNdKernel : public OpKernel {
     return absl::OkStatus();
   }
 
+  // Input columns one output row's windows span, padding included (conv_stem.h's row
+  // buffer): bounded before the stem's loops allocate it, so that huge pads and
+  // strides go the general way. In doubles: no overflow.
+  static double RowSpan(const Window3& g) {
+    return static_cast<double>(g.out[2] - 1) * static_cast<double>(g.s[2]) +
+           static_cast<double>(g.k[2] - 1) * static_cast<double>(g.d[2]) + 1;
+  }
+
   // Channels-first x, channels-last output (input_channels_first): conv_stem.h's loops
   // where they apply, otherwise x copied channels-last and Run.
   Status RunChannelsFirstInput(KernelContext& ctx, const Tensor& x, const Tensor& f, const Tensor* bias,
                                const Tensor* residual, Tensor& out, const ConvShape& s) {
     if (x.dtype() == DType::kFloat32 && w_.dims == 2 && x.num_elements() > 0 &&
-        ops::StemConvFits(s.c, group_, f.num_elements() / s.o, s.o) && s.g.pb[1] >= 0 && s.g.pb[2] >= 0) {
+        ops::StemConvFits(s.c, group_, f.num_elements() / s.o, s.o) && s.g.pb[1] >= 0 && s.g.pb[2] >= 0 &&
+        RowSpan(s.g) <= 2.0 * static_cast<double>(s.g.in[2]) + 64) {
       const Window3& g = s.g;  // 2-D: spatial dims 1 and 2 of the 3
       const StemGeometry stem{.n = s.n, .c = s.c, .h = g.in[1], .w = g.in[2], .o = s.o, .oh = g.out[1],
                               .ow = g.out[2], .kh = g.k[1], .kw = g.k[2], .sh = g.s[1], .sw = g.s[2],

@@ -222,6 +222,7 @@ TEST(ChannelsLastTest, ChannelsFirstInputMatchesChannelsFirst) {
       {Shape({1, 2, 5, 30}), Shape({7, 2, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, ""},
       // Not stems: the channels-last copy.
       {Shape({1, 3, 9, 10}), Shape({32, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Clip"},
+      {Shape({1, 3, 4, 4}), Shape({8, 3, 3, 3}), {1, 40}, {1, 1}, {0, 100, 0, 100}, 1, true, ""},  // wide pads
       {Shape({1, 3, 11, 11}), Shape({8, 3, 7, 7}), {2, 2}, {1, 1}, {3, 3, 3, 3}, 1, true, "Relu"},
       {Shape({1, 6, 8, 8}), Shape({6, 2, 3, 3}), {1, 1}, {1, 1}, {1, 1, 1, 1}, 3, true, ""},
       {Shape({1, 5, 6, 6}), Shape({4, 5, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, ""},
