@@ -32,7 +32,8 @@
 // --profile: after the timed calls, `--profile-calls` traced calls (RunOptions.trace);
 // the case's JSON object then has "profile": [{"op", "us", "percent", "nodes"}], the
 // mean time per call of each op type's steps, largest first ("percent" of the summed
-// step time).
+// step time); with --profile-nodes N also "slowest_nodes": [{"node", "op", "us"}], the N
+// nodes of largest median time over those calls.
 //
 // Memory mode starts fresh servers and prints one JSON object with the server's RSS
 // (VmRSS, KiB): idle; after `--idle-sessions` empty sessions; with the model loaded
@@ -223,6 +224,7 @@ struct Options {
   bool memory = false;
   bool profile = false;
   int profile_calls = 10;
+  int profile_nodes = 0;
   int idle_sessions = 100, copies = 10;
   std::string memory_model = "resnet18";
   std::vector<std::string> server_args;  // passed on to the server
@@ -249,13 +251,32 @@ class RunningServer {
 };
 
 // The "profile" JSON member (see the file comment) from `calls` traced calls of `req`.
-std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls) {
+// `s` as a JSON string's contents (node names are the model's own).
+std::string JsonEscaped(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char hex[8];
+      std::snprintf(hex, sizeof(hex), "\\u%04x", c);
+      out += hex;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls, int top_nodes) {
   req.mutable_options()->set_trace(true);
   struct OpTime {
     double ns = 0;
     std::set<std::string> nodes;
   };
   std::map<std::string, OpTime> by_op;
+  std::map<std::string, std::pair<std::string, std::vector<double>>> by_node;  // node -> op, durations (us)
   double all_ns = 0;
   for (int i = 0; i < calls; ++i) {
     v1::CallGraphResponse resp;
@@ -265,6 +286,9 @@ std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls) {
       op.ns += static_cast<double>(t.duration_ns());
       op.nodes.insert(t.node());
       all_ns += static_cast<double>(t.duration_ns());
+      auto& node = by_node[t.node()];
+      node.first = t.op();
+      node.second.push_back(static_cast<double>(t.duration_ns()) / 1000.0);
     }
   }
   std::vector<std::pair<std::string, OpTime>> sorted(by_op.begin(), by_op.end());
@@ -276,6 +300,19 @@ std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls) {
                   i ? ", " : "", sorted[i].first.c_str(), sorted[i].second.ns / calls / 1000.0,
                   all_ns > 0 ? 100.0 * sorted[i].second.ns / all_ns : 0.0, sorted[i].second.nodes.size());
     json += item;
+  }
+  json += "]";
+  if (top_nodes <= 0) return json;
+  std::vector<std::pair<double, std::string>> medians;
+  for (const auto& [name, node] : by_node) medians.emplace_back(Percentile(node.second, 0.5), name);
+  std::sort(medians.begin(), medians.end(), std::greater<>());
+  json += ", \"slowest_nodes\": [";
+  for (size_t i = 0; i < medians.size() && i < static_cast<size_t>(top_nodes); ++i) {
+    json += (i ? ", {\"node\": \"" : "{\"node\": \"") + JsonEscaped(medians[i].second) + "\", \"op\": \"" +
+            JsonEscaped(by_node[medians[i].second].first) + "\", \"us\": ";
+    char us[32];
+    std::snprintf(us, sizeof(us), "%.1f}", medians[i].first);
+    json += us;
   }
   return json + "]";
 }
@@ -319,7 +356,7 @@ void RunLatency(const Options& o) {
                 "\"iters\": %zu, \"checksum\": %.6g%s}\n",
                 name.c_str(), batch, o.device.c_str(), Percentile(e2e, 0.5), Mean(e2e), Percentile(e2e, 0.9),
                 Percentile(exec, 0.5), Percentile(exec, 0.1), Percentile(total, 0.5), e2e.size(), Checksum(resp),
-                o.profile ? ProfileJson(b, req, o.profile_calls).c_str() : "");
+                o.profile ? ProfileJson(b, req, o.profile_calls, o.profile_nodes).c_str() : "");
     std::fflush(stdout);
   }
 }
@@ -381,6 +418,9 @@ int main(int argc, char** argv) {
   app.add_flag("--memory", o.memory, "Measure server RSS instead of latency");
   app.add_flag("--profile", o.profile, "Add each case's time per op type, from traced calls (RunOptions.trace)");
   app.add_option("--profile-calls", o.profile_calls, "Traced calls per case for --profile")->capture_default_str();
+  app.add_option("--profile-nodes", o.profile_nodes,
+                 "With --profile, also list this many slowest nodes (median time over the traced calls)")
+      ->capture_default_str();
   app.add_option("--idle-sessions", o.idle_sessions, "Empty sessions for the per-session RSS")->capture_default_str();
   app.add_option("--copies", o.copies, "Sessions loading the memory model")->capture_default_str();
   app.add_option("--memory-model", o.memory_model, "Model loaded in --copies sessions")->capture_default_str();
@@ -397,6 +437,7 @@ int main(int argc, char** argv) {
 #endif
   if (o.min_iters < 1 || o.max_iters < o.min_iters) Fail("need 1 <= --min-iters <= --max-iters");
   if (o.profile_calls < 1) Fail("need --profile-calls >= 1");
+  if (o.profile_nodes < 0) Fail("need --profile-nodes >= 0");
   if (o.memory) {
     RunMemory(o);
   } else {
