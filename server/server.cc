@@ -292,8 +292,9 @@ Status GraphdServer::Start() {
       return s;
     }
   }
-  grpc_server_->GetHealthCheckService()->SetServingStatus("", true);
+  // Readiness first: whoever waits for the server ("") then finds readiness set too.
   grpc_server_->GetHealthCheckService()->SetServingStatus(kReadiness, true);
+  grpc_server_->GetHealthCheckService()->SetServingStatus("", true);
   reaper_ = std::thread([this] { ReapLoop(); });
   if (models_.mode() == models::ControlMode::kPoll) poller_ = std::thread([this] { PollLoop(); });
   const auto& dev = device_->info();

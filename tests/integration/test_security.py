@@ -233,7 +233,18 @@ def test_session_and_concurrent_call_quotas(tmp_path, start_server):
             "        i += 1\n"
             "    return i\n")
         done = []
-        t = threading.Thread(target=lambda: done.append(module.slow(np.int32(5_000_000))))
+
+        def run_slow():
+            # The probes below can hold the slot when the slow call arrives: it is then
+            # the one refused, and tries again until it runs.
+            while True:
+                try:
+                    done.append(module.slow(np.int32(5_000_000)))
+                    return
+                except graphd.errors.ResourceExhaustedError:
+                    time.sleep(0.005)
+
+        t = threading.Thread(target=run_slow)
         t.start()
         refused = None
         deadline = time.monotonic() + 20
