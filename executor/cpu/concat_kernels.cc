@@ -32,7 +32,7 @@ void JoinRows(KernelContext& ctx, const std::vector<int64_t>& widths, int64_t ou
   std::vector<const char*> src(n);
   for (int i = 0; i < n; ++i) src[i] = static_cast<const char*>(ctx.input(i).raw_data());
   char* dst = static_cast<char*>(out.raw_data());
-  const int team = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();
+  const int team = TeamThreads();
 #pragma omp parallel for num_threads(team) schedule(static)
   for (int64_t r = 0; r < outer; ++r) {
     char* row = dst + r * out_row * elem;

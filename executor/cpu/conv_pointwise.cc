@@ -4,8 +4,6 @@
 
 #include "executor/cpu/gemv.h"
 #include "executor/cpu/dnnl_util.h"
-#include <omp.h>
-
 namespace graphd::executor::cpu {
 namespace {
 
@@ -31,7 +29,7 @@ void RunPointwiseConv(const float* x, const float* w, const float* bias, const f
   // The dot products go to a row of their own: `residual` may be `out`.
   std::vector<float> dots(o);
   if (rows == 1 && c * o >= kPointwiseSplitWeights && o >= 32) {
-    const int threads = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();  // 0: OpenMP's default
+    const int threads = TeamThreads();
     if (threads > 1) {
       const int64_t half = (o / 2 + 15) / 16 * 16;
 #pragma omp parallel for num_threads(2) schedule(static)

@@ -6,14 +6,16 @@
 #include <cstring>
 #include <vector>
 
+#include "core/ops/window_nd.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/fast_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
 
-constexpr int64_t kLanes = 16;  // output channels per block
+constexpr int64_t kLanes = 16;  // vector lanes: output channels (ops::kStemMaxOutputs)
 constexpr int kPixels = 8;      // output pixels per block
+static_assert(ops::kStemMaxOutputs <= kLanes, "one vector holds every output channel");
 // Convolutions of fewer multiply-adds run on the calling thread alone.
 constexpr int64_t kOneThreadMacs = int64_t{1} << 20;
 // Output rows per work item on the OpenMP team.
@@ -27,12 +29,12 @@ __attribute__((always_inline)) inline Vec Load(const float* p) {
   return v;
 }
 
-// The filter and bias in blocks of kLanes output channels, and where each tap reads.
+// The filter and bias over kLanes output channels, and where each tap reads.
 struct Packed {
-  int64_t taps = 0, blocks = 0;
+  int64_t taps = 0;
   int64_t width = 0;         // columns of one row in the row buffer
-  std::vector<float> w;      // [blocks][taps][kLanes], zero past the last channel
-  std::vector<float> b;      // [blocks * kLanes]
+  std::vector<float> w;      // [taps][kLanes], zero past the last channel
+  std::vector<float> b;      // [kLanes]
   std::vector<int64_t> tap;  // per tap (channel, row, column): its first value in the row buffer
 };
 
@@ -86,16 +88,15 @@ __attribute__((always_inline)) inline Vec Activate(Vec v, const FusedActivation&
   }
 }
 
-// Output pixels x .. x + P - 1 of one row, channels of block `blk`, into `dst` (the
-// row, channels-last); with `activate`, through Activate.
+// Output pixels x .. x + P - 1 of one row, all o channels, into `dst` (the row,
+// channels-last); with `activate`, through Activate.
 template <int P>
-__attribute__((always_inline)) inline void Pixels(const float* rows, const Packed& k, int64_t blk, int64_t sw,
-                                                  int64_t x, int64_t o, bool activate, const FusedActivation& act,
-                                                  float* dst) {
+__attribute__((always_inline)) inline void Pixels(const float* rows, const Packed& k, int64_t sw, int64_t x,
+                                                  int64_t o, bool activate, const FusedActivation& act, float* dst) {
   Vec acc[P];
-  const Vec bias = Load(k.b.data() + blk * kLanes);
+  const Vec bias = Load(k.b.data());
   for (int p = 0; p < P; ++p) acc[p] = bias;
-  const float* wb = k.w.data() + blk * k.taps * kLanes;
+  const float* wb = k.w.data();
   const float* base = rows + x * sw;
   for (int64_t t = 0; t < k.taps; ++t) {
     const Vec wv = Load(wb + t * kLanes);
@@ -106,13 +107,12 @@ __attribute__((always_inline)) inline void Pixels(const float* rows, const Packe
   if (activate) {
     for (int p = 0; p < P; ++p) acc[p] = Activate(acc[p], act);
   }
-  const int64_t lanes = std::min<int64_t>(kLanes, o - blk * kLanes);
   for (int p = 0; p < P; ++p) {
-    float* d = dst + (x + p) * o + blk * kLanes;
-    if (lanes == kLanes) {
+    float* d = dst + (x + p) * o;
+    if (o == kLanes) {
       std::memcpy(d, &acc[p], sizeof(Vec));
     } else {
-      std::memcpy(d, &acc[p], lanes * sizeof(float));
+      std::memcpy(d, &acc[p], o * sizeof(float));
     }
   }
 }
@@ -159,11 +159,9 @@ void StemRows(const float* x, const StemGeometry& g, const Packed& k, const floa
   for (int64_t r = r0; r < r1; ++r) {
     FillRows(x, g, k, r / g.oh, r % g.oh, rows);
     float* dst = out + r * row_values;
-    for (int64_t blk = 0; blk < k.blocks; ++blk) {
-      int64_t col = 0;
-      for (; col + kPixels <= g.ow; col += kPixels) Pixels<kPixels>(rows, k, blk, g.sw, col, g.o, activate, act, dst);
-      for (; col < g.ow; ++col) Pixels<1>(rows, k, blk, g.sw, col, g.o, activate, act, dst);
-    }
+    int64_t col = 0;
+    for (; col + kPixels <= g.ow; col += kPixels) Pixels<kPixels>(rows, k, g.sw, col, g.o, activate, act, dst);
+    for (; col < g.ow; ++col) Pixels<1>(rows, k, g.sw, col, g.o, activate, act, dst);
     if (!activate) Epilogue(dst, residual != nullptr ? residual + r * row_values : nullptr, row_values, act);
   }
 }
@@ -171,13 +169,12 @@ void StemRows(const float* x, const StemGeometry& g, const Packed& k, const floa
 Packed Pack(const float* w, const float* bias, const StemGeometry& g) {
   Packed k;
   k.taps = g.c * g.kh * g.kw;
-  k.blocks = (g.o + kLanes - 1) / kLanes;
   k.width = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
-  k.w.assign(k.blocks * k.taps * kLanes, 0.f);
+  k.w.assign(k.taps * kLanes, 0.f);
   for (int64_t oc = 0; oc < g.o; ++oc) {
-    for (int64_t t = 0; t < k.taps; ++t) k.w[((oc / kLanes) * k.taps + t) * kLanes + oc % kLanes] = w[oc * k.taps + t];
+    for (int64_t t = 0; t < k.taps; ++t) k.w[t * kLanes + oc] = w[oc * k.taps + t];
   }
-  k.b.assign(k.blocks * kLanes, 0.f);
+  k.b.assign(kLanes, 0.f);
   if (bias != nullptr) std::copy(bias, bias + g.o, k.b.begin());
   for (int64_t c = 0; c < g.c; ++c) {
     for (int64_t i = 0; i < g.kh; ++i) {
@@ -194,7 +191,7 @@ void RunStemConv(const float* x, const float* w, const float* bias, const float*
   const Packed k = Pack(w, bias, g);
   const int64_t rows = g.n * g.oh, buffer = g.c * g.kh * k.width;
   const int64_t macs = rows * g.ow * g.o * k.taps;
-  const int threads = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();  // 0: OpenMP's default
+  const int threads = TeamThreads();
   if (threads < 2 || rows < 2 || macs < kOneThreadMacs) {
     std::vector<float> buf(buffer);
     StemRows(x, g, k, residual, act, 0, rows, buf.data(), out);

@@ -7,8 +7,8 @@
 // over 224x224 took 82-87 us there, after a 50-90 us Transpose of an image that
 // arrived cold from the network. Here each output row is computed from the input rows
 // its window covers (copied with their zero padding into a small buffer), eight output
-// pixels by sixteen output channels at a time in vector registers, and written
-// channels-last; rows are split across the OpenMP team.
+// pixels at a time with all their (at most sixteen) output channels in vector
+// registers, and written channels-last; rows are split across the OpenMP team.
 //
 // Summation order: bias, then the taps in filter order (channel, row, column), then
 // the residual; the activation after (Swish through fast_math.h's exp).

@@ -55,6 +55,11 @@ void ApplyIntraOpThreads() {
 void SetIntraOpThreads(int threads) { intra_op_threads.store(threads > 0 ? threads : 0); }
 int IntraOpThreads() { return intra_op_threads.load(); }
 
+int TeamThreads() {
+  const int threads = IntraOpThreads();
+  return threads > 0 ? threads : omp_get_max_threads();
+}
+
 const dnnl::primitive_attr& PrimitiveAttr() {
   static const dnnl::primitive_attr* attr = [] {
     auto* a = new dnnl::primitive_attr();

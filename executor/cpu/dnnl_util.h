@@ -57,6 +57,9 @@ class OneThreadScope {
 // use more cores than configured.
 void SetIntraOpThreads(int threads);
 int IntraOpThreads();
+// The threads a parallel region of the kernels' own loops asks for: IntraOpThreads, or
+// OpenMP's default when that is 0.
+int TeamThreads();
 
 // Primitives keyed by input dims, created on first use of a shape and reused after.
 // Bounded: the least recently used entry goes when `capacity` is reached.

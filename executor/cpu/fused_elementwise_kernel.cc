@@ -171,7 +171,7 @@ class FusedElementwiseKernel : public OpKernel {
     float* out = y->data<float>();
     const int64_t block = BlockFor(in);
     const int64_t blocks = (n + block - 1) / block;
-    const int team = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();
+    const int team = TeamThreads();
     const int threads = static_cast<int>(std::min<int64_t>(team, n * cost_ / kParallelWork));
     if (threads > 1) {
 #pragma omp parallel num_threads(threads)

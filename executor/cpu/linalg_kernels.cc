@@ -4,8 +4,6 @@
 // anything else (diagonals, broadcast ellipsis dims, sums within one operand, three or
 // more operands) as a direct loop over every label combination, operands addressed
 // through per-label strides.
-#include <omp.h>
-
 #include <type_traits>
 #include <vector>
 
@@ -75,45 +73,31 @@ KernelFactory BatchMatMulFactory() {
         if constexpr (std::is_same_v<T, bool>) {
           return ctx.Error("bool is not supported");
         } else {
-          // Batch bi's operand offsets: bi unravelled over out_dims.
-          auto offsets = [&](int64_t bi, int64_t& oa, int64_t& ob) {
-            oa = ob = 0;
+          // Product bi: its operands' offsets from bi unravelled over out_dims.
+          auto product = [&](int64_t bi) {
+            int64_t oa = 0, ob = 0;
+            int64_t left = bi;
             for (int i = rank - 1; i >= 0; --i) {
-              const int64_t p = bi % out_dims[i];
-              bi /= out_dims[i];
+              const int64_t p = left % out_dims[i];
+              left /= out_dims[i];
               oa += p * sa[i];
               ob += p * sb[i];
             }
+            Gemm<T>(adj_x, adj_y, m, n, k, a.data<T>() + oa, b.data<T>() + ob, T(0), out->data<T>() + bi * m * n);
           };
-          const int threads = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();
           if constexpr (std::is_same_v<T, float>) {
+            const int threads = TeamThreads();
             if (batches >= 2 && threads > 1 && m * n * k < kBatchSplitMacs) {
               // Whole products per thread: sgemm runs single-threaded inside the team.
               RETURN_IF_ERROR(ctx.cancellation().Check());
 #pragma omp parallel for num_threads(threads) schedule(static)
-              for (int64_t bi = 0; bi < batches; ++bi) {
-                int64_t oa, ob;
-                offsets(bi, oa, ob);
-                Gemm<T>(adj_x, adj_y, m, n, k, a.data<T>() + oa, b.data<T>() + ob, T(0),
-                        out->data<T>() + bi * m * n);
-              }
+              for (int64_t bi = 0; bi < batches; ++bi) product(bi);
               return absl::OkStatus();
             }
           }
-          std::vector<int64_t> pos(rank, 0);
           for (int64_t bi = 0; bi < batches; ++bi) {
             RETURN_IF_ERROR(ctx.cancellation().Check());
-            int64_t oa = 0, ob = 0;
-            for (int i = 0; i < rank; ++i) {
-              oa += pos[i] * sa[i];
-              ob += pos[i] * sb[i];
-            }
-            Gemm<T>(adj_x, adj_y, m, n, k, a.data<T>() + oa, b.data<T>() + ob, T(0),
-                    out->data<T>() + bi * m * n);
-            for (int i = rank - 1; i >= 0; --i) {
-              if (++pos[i] < out_dims[i]) break;
-              pos[i] = 0;
-            }
+            product(bi);
           }
           return absl::OkStatus();
         }

@@ -192,7 +192,7 @@ class MatMulKernel : public OpKernel {
       GemvColumns(pa, pb, o_.tb, k, n, j0, j1, po);
       for (int64_t j = j0; j < j1; ++j) po[j] = o_.act.Apply(pbias != nullptr ? po[j] + pbias[j] : po[j]);
     };
-    const int threads = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();  // 0: OpenMP's default
+    const int threads = TeamThreads();
     if (threads <= 1 || n < 2 * kColumnAlign) {
       columns(0, n);
       return absl::OkStatus();

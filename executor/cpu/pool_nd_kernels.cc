@@ -3,8 +3,6 @@
 // the indices output is wanted or an including average would count ceil_mode's
 // extra cells; everything else runs a direct loop. Channels-last data
 // (channels_last) runs in place on oneDNN; the loop goes through channels-first copies.
-#include <omp.h>
-
 #include <algorithm>
 #include <limits>
 
@@ -44,7 +42,7 @@ void AverageRows(const float* __restrict x, int64_t batch, int64_t rows, int64_t
 constexpr int64_t kSplitAverage = int64_t{1} << 16;
 
 void GlobalAverage(const float* x, int64_t batch, int64_t rows, int64_t c, float* y) {
-  const int threads = IntraOpThreads() > 0 ? IntraOpThreads() : omp_get_max_threads();  // 0: OpenMP's default
+  const int threads = TeamThreads();
   if (threads < 2 || c < 32 || batch * rows * c < kSplitAverage) {
     AverageRows(x, batch, rows, c, 0, c, y);
     return;
