@@ -53,10 +53,10 @@ std::vector<int64_t> ToChannelsLast(std::vector<int64_t> dims);
 // directly (executor/cpu/conv_stem.h) when StemConvFits: at most kStemMaxChannels
 // input channels, one group, at most kStemMaxTaps filter taps per output (C * kh *
 // kw: 27 for a 3x3 over RGB) and at most kStemMaxOutputs output channels; the pass
-// asks for the layout only then. Measured on 2 cores (AVX-512, Zen 4), whole calls
-// of a model's first layers against the Transpose and oneDNN: MobileNetV3's 3x3 into
-// 16 channels 459 -> 415 us, but 3x3 into 32 (MobileNetV2, EfficientNet) 30-60 us
-// slower, and ResNet's 7x7 into 64 slower in the kernel alone (1250 against 1115 us).
+// asks for the layout only then. On 2 cores (AVX-512, Zen 4), MobileNetV3's 3x3 into 16
+// channels plus the Transpose it saves went from 139-202 to 111-118 us per call
+// (bench/README.md); with a build that allowed wider stems, 3x3 into 32 (MobileNetV2,
+// EfficientNet) and ResNet's 7x7 into 64 were slower than the Transpose and oneDNN.
 inline constexpr int64_t kStemMaxChannels = 4;
 inline constexpr int64_t kStemMaxTaps = 27;
 inline constexpr int64_t kStemMaxOutputs = 16;
