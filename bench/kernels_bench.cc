@@ -2,11 +2,16 @@
 // (MatMul, a dense layer with constant weights, a classifier head, Add/Sub with broadcasting, Relu,
 // Softmax, Sum) at a few sizes, a chain of five elementwise ops unfused (five nodes)
 // and fused (one FusedElementwise node, as the elementwise_fusion pass writes it),
-// attention's transposes and an LSTM layer.
+// attention's transposes, an LSTM layer, and Swish alone and after convolutions.
 #include <benchmark/benchmark.h>
+#include <omp.h>
+
+#include <vector>
 
 #include "compiler/passes/prune.h"
+#include "dnnl.hpp"
 #include "executor/cpu/cpu_device.h"
+#include "executor/cpu/swish.h"
 #include "executor/runtime/executor.h"
 
 namespace graphd {
@@ -141,6 +146,59 @@ void BM_StemConv(benchmark::State& state) {
 BENCHMARK(BM_StemConv)
     ->Args({16, 3, 0})->Args({16, 3, 1})->Args({32, 3, 0})->Args({32, 3, 1})
     ->Unit(benchmark::kMicrosecond);
+
+// Swish over n float32 values in place, one thread: swish.h's loops (arg 1 = 0)
+// against oneDNN's eltwise swish (1), which is what a Swish post-op costs inside a
+// convolution. ns per value = time / n.
+void BM_Swish(benchmark::State& state) {
+  const int64_t n = state.range(0);
+  const bool onednn = state.range(1) != 0;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = 0.001f * static_cast<float>(i % 8001) - 4.f;
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  dnnl::memory::desc md({n}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::a);
+  dnnl::memory mem(md, engine, x.data());
+  dnnl::eltwise_forward prim(dnnl::eltwise_forward::primitive_desc(
+      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_swish, md, 1.f),
+      engine));
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  for (auto _ : state) {
+    // Swish of swish of ... stays in [-0.3, 4]: no drift into the clamped ranges.
+    if (onednn) {
+      prim.execute(stream, {{DNNL_ARG_SRC, mem}, {DNNL_ARG_DST, mem}});
+      stream.wait();
+    } else {
+      executor::cpu::SwishRange(x.data(), n);
+    }
+    benchmark::ClobberMemory();
+  }
+  omp_set_num_threads(saved);
+  state.counters["ns/value"] = benchmark::Counter(static_cast<double>(n) * state.iterations(),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+BENCHMARK(BM_Swish)->ArgsProduct({{16384, 1 << 20}, {0, 1}})->Unit(benchmark::kMicrosecond);
+
+// EfficientNet-B0's costliest Swish layers, channels-last, as conv_activation_fusion
+// leaves them: the 1x1 expansion 16 -> 96 at 112x112 and the 3x3 depthwise over 96
+// channels at stride 2. Arg 1 = 0: no activation, 1: Swish.
+void BM_ConvSwish(benchmark::State& state) {
+  const bool depthwise = state.range(0) != 0;
+  AttrMap attrs{{"channels_last", true}, {"constant_filter", true}};
+  if (state.range(1) != 0) attrs["activation"] = std::string("Swish");
+  if (!depthwise) {
+    RunOp(state, "ConvND", {Shape({1, 112, 112, 16}), Shape({96, 16, 1, 1}), Shape({96})},
+          2.0 * 112 * 112 * 96 * 16, std::move(attrs));
+    return;
+  }
+  attrs["group"] = int64_t{96};
+  attrs["strides"] = IntList{2, 2};
+  attrs["pads"] = IntList{1, 1, 1, 1};
+  RunOp(state, "ConvND", {Shape({1, 112, 112, 96}), Shape({96, 1, 3, 3}), Shape({96})}, 2.0 * 56 * 56 * 96 * 9,
+        std::move(attrs));
+}
+BENCHMARK(BM_ConvSwish)->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
 void BM_AddSame(benchmark::State& state) {
   int64_t n = state.range(0);

@@ -1,0 +1,138 @@
+#include "executor/cpu/swish.h"
+
+// GCC 12's AVX-512 min/max/roundscale/scalef intrinsics start from
+// _mm512_undefined_ps(), which -Wmaybe-uninitialized reports once inlined here.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#include <immintrin.h>
+
+#include <algorithm>
+
+#include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/fast_math.h"
+
+namespace graphd::executor::cpu {
+namespace {
+
+// exp's Cody-Waite split of ln 2 and its polynomial on [-ln2/2, ln2/2] (fast_math.h).
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f;
+constexpr float kLn2Lo = -2.12194440e-4f;
+constexpr float kP[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                         4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
+// Below this many values one thread does it all: the fork costs more.
+constexpr int64_t kParallelValues = 16384;
+
+// exp(t) = 2^n * (1 + r + r^2 p(r)) with t = n ln2 + r. t is clamped to [-100, 100]
+// (the swish of x beyond that is x, or 0, to float precision); 2^n by vscalefps, which
+// goes to inf for n > 127 and through the denormals below -126.
+__attribute__((target("avx512f"))) inline __m512 Swish16(__m512 v) {
+  const __m512 one = _mm512_set1_ps(1.f);
+  // max/min return the second operand for NaN: t is then -100 and x / (1 + e) NaN.
+  const __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), v), _mm512_set1_ps(-100.f)),
+                                 _mm512_set1_ps(100.f));
+  const __m512 fn =
+      _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  __m512 r = _mm512_fnmadd_ps(fn, _mm512_set1_ps(kLn2Hi), t);
+  r = _mm512_fnmadd_ps(fn, _mm512_set1_ps(kLn2Lo), r);
+  __m512 p = _mm512_set1_ps(kP[0]);
+  for (int c = 1; c < 6; ++c) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP[c]));
+  const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, one));
+  return _mm512_div_ps(v, _mm512_add_ps(one, _mm512_scalef_ps(y, fn)));
+}
+
+__attribute__((target("avx512f"))) void Avx512(float* x, int64_t n) {
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(x + i, Swish16(_mm512_loadu_ps(x + i)));
+  if (i < n) {
+    const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1);
+    _mm512_mask_storeu_ps(x + i, m, Swish16(_mm512_maskz_loadu_ps(m, x + i)));
+  }
+}
+
+// The same in 8 lanes. t is clamped to [-87, 100] and 2^n built from the exponent
+// bits as two factors (n in [-126, 145]), so that large n still overflows to inf.
+__attribute__((target("avx2,fma"))) void Avx2(float* x, int64_t n) {
+  const __m256 lo = _mm256_set1_ps(-87.f), hi = _mm256_set1_ps(100.f), one = _mm256_set1_ps(1.f);
+  const __m256i bias = _mm256_set1_epi32(127);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 v = _mm256_loadu_ps(x + i);
+    const __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(_mm256_setzero_ps(), v), lo), hi);
+    const __m256 fn = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(kLog2e)),
+                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(kLn2Hi), t);
+    r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(kLn2Lo), r);
+    __m256 p = _mm256_set1_ps(kP[0]);
+    for (int c = 1; c < 6; ++c) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP[c]));
+    const __m256 y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, one));
+    const __m256i ni = _mm256_cvtps_epi32(fn);
+    const __m256i n1 = _mm256_srai_epi32(ni, 1);
+    const __m256i n2 = _mm256_sub_epi32(ni, n1);
+    const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+    const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+    const __m256 e = _mm256_mul_ps(_mm256_mul_ps(y, s1), s2);
+    _mm256_storeu_ps(x + i, _mm256_div_ps(v, _mm256_add_ps(one, e)));
+  }
+  for (; i < n; ++i) x[i] = x[i] / (1.f + fast_math::Exp(-x[i]));
+}
+
+void Scalar(float* x, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) x[i] = x[i] / (1.f + fast_math::Exp(-x[i]));
+}
+
+using Loop = void (*)(float*, int64_t);
+
+Loop LoopOf(SwishIsa isa) {
+  switch (isa) {
+    case SwishIsa::kAvx512: return &Avx512;
+    case SwishIsa::kAvx2: return &Avx2;
+    case SwishIsa::kPortable: return &Scalar;
+  }
+  return &Scalar;
+}
+
+Loop HostLoop() {
+  static const Loop loop = [] {
+    for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2}) {
+      if (HostHas(isa)) return LoopOf(isa);
+    }
+    return LoopOf(SwishIsa::kPortable);
+  }();
+  return loop;
+}
+
+}  // namespace
+
+bool HostHas(SwishIsa isa) {
+  __builtin_cpu_init();
+  switch (isa) {
+    case SwishIsa::kAvx512: return __builtin_cpu_supports("avx512f");
+    case SwishIsa::kAvx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case SwishIsa::kPortable: return true;
+  }
+  return false;
+}
+
+void SwishRangeOn(SwishIsa isa, float* x, int64_t n) { LoopOf(isa)(x, n); }
+
+void SwishRange(float* x, int64_t n) { HostLoop()(x, n); }
+
+void SwishInPlace(float* x, int64_t n) {
+  const Loop loop = HostLoop();
+  const int threads = TeamThreads();
+  if (threads <= 1 || n < kParallelValues) {
+    loop(x, n);
+    return;
+  }
+  // Chunks of whole cache lines, a few per thread so that a slow thread is evened out.
+  const int64_t chunks = int64_t{threads} * 4;
+  const int64_t chunk = ((n + chunks - 1) / chunks + 15) / 16 * 16;
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const int64_t b = c * chunk;
+    if (b < n) loop(x + b, std::min(chunk, n - b));
+  }
+}
+
+}  // namespace graphd::executor::cpu

@@ -1,0 +1,171 @@
+// Swish (x * sigmoid(x)): executor/cpu/swish.h's loops on every instruction set the
+// host has, against x / (1 + exp(-x)) in double, and ConvND with a fused Swish (which
+// runs those loops after oneDNN's primitive) against the plain convolution followed by
+// the exact function, with and without a residual, channels-first and channels-last.
+#include <cmath>
+#include <limits>
+
+#include "executor/cpu/swish.h"
+#include "gmock/gmock.h"
+#include "tests/conformance/cpu/op_test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+using cpu::SwishIsa;
+
+double ExactSwish(double x) { return x / (1 + std::exp(-x)); }
+
+// Units in the last place of float at `v`.
+double Ulp(double v) {
+  const float f = std::abs(static_cast<float>(v));
+  return std::nextafter(f, std::numeric_limits<float>::infinity()) - f;
+}
+
+TEST(SwishTest, EveryLoopIsWithinFourUlpOnASweep) {
+  std::vector<float> xs;
+  for (int i = -950000; i <= 950000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-95, 95]
+  for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
+    if (!cpu::HostHas(isa)) continue;
+    SCOPED_TRACE(static_cast<int>(isa));
+    std::vector<float> y = xs;
+    cpu::SwishRangeOn(isa, y.data(), static_cast<int64_t>(y.size()));
+    double worst = 0;
+    float worst_x = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double want = ExactSwish(xs[i]);
+      // Below about -87 the exact value is a denormal or less: 1e-35 absolute.
+      const double err = std::abs(y[i] - want);
+      const double ulps = xs[i] < -85.f ? (err <= 1e-35 ? 0 : 1e9) : err / Ulp(want);
+      if (ulps > worst) {
+        worst = ulps;
+        worst_x = xs[i];
+      }
+    }
+    EXPECT_LE(worst, 4.0) << "at x = " << worst_x;
+  }
+}
+
+TEST(SwishTest, SpecialValuesAsTheLibraryGivesThem) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> xs = {0.f, -0.f, 1e-40f, -1e-40f, 1e-7f, 88.f, 89.f, 100.f, 1e30f, 3e38f,
+                                 -87.f, -88.7f, -89.f, -100.f, -1e30f, inf, -inf, nan};
+  for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
+    if (!cpu::HostHas(isa)) continue;
+    // Every position of a 16-lane vector and the tails: 18 values, then 5 and 1.
+    for (size_t n : {xs.size(), size_t{5}, size_t{1}}) {
+      std::vector<float> y(xs.begin(), xs.begin() + n);
+      cpu::SwishRangeOn(isa, y.data(), static_cast<int64_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        SCOPED_TRACE(::testing::Message() << "isa " << static_cast<int>(isa) << " x = " << xs[i]);
+        const float x = xs[i];
+        if (std::isnan(x) || x == -inf) {
+          EXPECT_TRUE(std::isnan(y[i])) << y[i];  // -inf / (1 + inf), as the library
+        } else if (x == inf || x >= 88.f) {
+          EXPECT_EQ(y[i], x);
+        } else if (x <= -87.f) {
+          EXPECT_LE(std::abs(y[i]), 1e-35f);
+          EXPECT_FALSE(y[i] > 0.f);
+        } else {
+          EXPECT_NEAR(y[i], ExactSwish(x), 4 * Ulp(ExactSwish(x)));
+          EXPECT_EQ(std::signbit(y[i]), std::signbit(x));
+        }
+      }
+    }
+  }
+}
+
+TEST(SwishTest, TheTeamSplitCoversEveryValueOnce) {
+  // Lengths around the 16-lane vectors and the parallel threshold (16384), and one
+  // not a multiple of anything: SwishInPlace must equal the single-thread loop.
+  for (int64_t n : {0, 1, 15, 16, 17, 16383, 16384, 16397, 100003}) {
+    SCOPED_TRACE(n);
+    std::vector<float> a(n);
+    for (int64_t i = 0; i < n; ++i) a[i] = std::sin(0.37f * static_cast<float>(i)) * 7.f;
+    std::vector<float> b = a;
+    cpu::SwishInPlace(a.data(), n);
+    cpu::SwishRange(b.data(), n);
+    EXPECT_EQ(a, b);
+    for (int64_t i = 0; i < n; i += 997) EXPECT_NEAR(b[i], ExactSwish(std::sin(0.37f * i) * 7.f), 1e-5);
+  }
+}
+
+// A 4-D float tensor [N, C, H, W] as [N, H, W, C] (to_last) or back.
+Tensor Relayout(const Tensor& t, bool to_last) {
+  const std::vector<int64_t>& d = t.shape().dims();
+  const int64_t n = d[0], c = to_last ? d[1] : d[3], h = to_last ? d[2] : d[1], w = to_last ? d[3] : d[2];
+  Tensor out = Tensor::Allocate(DType::kFloat32, to_last ? Shape({n, h, w, c}) : Shape({n, c, h, w})).value();
+  const float* src = t.data<float>();
+  float* dst = out.data<float>();
+  for (int64_t a = 0; a < n; ++a)
+    for (int64_t k = 0; k < c; ++k)
+      for (int64_t i = 0; i < h * w; ++i) {
+        const int64_t first = (a * c + k) * h * w + i, last = (a * h * w + i) * c + k;
+        if (to_last) dst[last] = src[first];
+        else dst[first] = src[last];
+      }
+  return out;
+}
+Tensor ChannelsLast(const Tensor& t) { return Relayout(t, true); }
+Tensor ChannelsFirst(const Tensor& t) { return Relayout(t, false); }
+
+struct ConvCase {
+  Shape x, f;  // x channels-first
+  IntList strides, pads;
+  int64_t group;
+};
+
+// act(conv + residual) with the exact Swish, from the plain convolution.
+std::vector<double> Reference(const std::vector<Tensor>& in, const AttrMap& plain, const Tensor* residual) {
+  auto conv = RunOp("ConvND", in, plain);
+  EXPECT_TRUE(conv.ok()) << conv.status();
+  std::vector<double> y = ToDouble(*conv);
+  std::vector<double> r = residual != nullptr ? ToDouble(*residual) : std::vector<double>(y.size(), 0.0);
+  for (size_t i = 0; i < y.size(); ++i) y[i] = ExactSwish(static_cast<float>(y[i] + r[i]));
+  return y;
+}
+
+TEST(SwishTest, FusedIntoConvNdMatchesTheExactFunction) {
+  const std::vector<ConvCase> cases = {
+      {Shape({1, 16, 20, 20}), Shape({96, 16, 1, 1}), {1, 1}, {0, 0, 0, 0}, 1},     // expansion (oneDNN)
+      {Shape({1, 96, 20, 20}), Shape({96, 1, 3, 3}), {2, 2}, {1, 1, 1, 1}, 96},     // depthwise, stride 2
+      {Shape({2, 40, 9, 9}), Shape({40, 1, 5, 5}), {1, 1}, {2, 2, 2, 2}, 40},       // depthwise 5x5
+      {Shape({1, 3, 33, 31}), Shape({32, 3, 3, 3}), {2, 2}, {1, 1, 1, 1}, 1},       // a 32-channel stem
+      {Shape({1, 8, 6, 6}), Shape({12, 8, 1, 1}), {1, 1}, {0, 0, 0, 0}, 1},         // small (conv_pointwise)
+  };
+  std::mt19937 rng(5);
+  for (const ConvCase& c : cases) {
+    // Wide values, so that the sigmoid's tails are exercised too.
+    Tensor x = Random<float>(c.x, rng, -4, 4), f = Random<float>(c.f, rng, -2, 2);
+    Tensor b = Random<float>(Shape({c.f.dim(0)}), rng, -3, 3);
+    std::vector<Tensor> in{x, f, b};
+    const AttrMap plain{{"strides", c.strides}, {"pads", c.pads}, {"group", c.group}};
+    auto out = RunOp("ConvND", in, plain);
+    ASSERT_TRUE(out.ok()) << out.status();
+    Tensor r = Random<float>(out->shape(), rng, -3, 3);
+    for (bool residual : {false, true}) {
+      const std::vector<double> want = Reference(in, plain, residual ? &r : nullptr);
+      for (bool last : {false, true}) {
+        SCOPED_TRACE(absl::StrCat(x.DebugString(), " * ", f.DebugString(), " residual ", residual,
+                                  " channels_last ", last));
+        AttrMap attrs = plain;
+        attrs["activation"] = std::string("Swish");
+        attrs["channels_last"] = last;
+        attrs["constant_filter"] = last;
+        std::vector<Tensor> args = in;
+        if (last) args[0] = ChannelsLast(x);
+        if (residual) {
+          attrs["residual"] = true;
+          args.push_back(last ? ChannelsLast(r) : r);
+        }
+        auto got = RunOp("ConvND", args, attrs);
+        ASSERT_TRUE(got.ok()) << got.status();
+        ExpectClose(last ? ChannelsFirst(*got) : *got, want, 1e-5, 1e-5);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
