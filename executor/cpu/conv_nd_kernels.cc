@@ -12,6 +12,7 @@
 // convolution, on conv_stem.h's loops where they apply.
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "core/ops/window_nd.h"
 #include "executor/cpu/channels_last.h"
@@ -43,6 +44,7 @@ struct ConvPrimitive {
   dnnl::convolution_forward prim;
   memory::desc weights;                          // the layout prim reads the filter in
   std::shared_ptr<const PackedWeights> packed;   // constant_filter: the filter in `weights`
+  std::optional<dnnl::reorder> to_weights;       // otherwise, when that is not the plain layout: per call
 };
 
 // Row-major strides of `dims`.
@@ -274,9 +276,12 @@ class ConvNdKernel : public OpKernel {
     if (!transposed_) {
       ConvPrimitive conv = conv_cache_.Get(key, [&] {
         // A constant filter lets oneDNN choose its layout (`any`); packed on first use.
-        memory::desc wei_choice = constant_filter_ ? memory::desc(wdims, memory::data_type::f32,
-                                                                  memory::format_tag::any)
-                                                   : wei;
+        // So does channels-last data, whose only convolution with a plain filter is
+        // oneDNN's reference one (~250x slower): a filter that is not constant is then
+        // reordered on each call, a cost of its size against the convolution's.
+        const bool choose = constant_filter_ || channels_last_;
+        memory::desc wei_choice = choose ? memory::desc(wdims, memory::data_type::f32, memory::format_tag::any)
+                                         : wei;
         dnnl::convolution_forward::desc desc(dnnl::prop_kind::forward_inference,
                                              dnnl::algorithm::convolution_direct, src, wei_choice, bias_desc, dst,
                                              strides, dil, pl, pr);
@@ -285,6 +290,8 @@ class ConvNdKernel : public OpKernel {
         if (constant_filter_) {
           auto packed = GetPackedWeights(f, wei, made.weights);
           if (packed.ok()) made.packed = *std::move(packed);
+        } else if (made.weights != wei) {
+          made.to_weights = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), wei, Engine(), made.weights));
         }
         return made;
       });
@@ -299,6 +306,14 @@ class ConvNdKernel : public OpKernel {
         }
         // A handle of this call's own over the shared packed storage.
         args[DNNL_ARG_WEIGHTS] = memory(packed->desc, Engine(), packed->memory.get_data_handle());
+      }
+      Tensor reordered;  // this call's filter in the primitive's layout
+      if (conv.to_weights.has_value()) {
+        ASSIGN_OR_RETURN(reordered, Tensor::Allocate(DType::kFloat32,
+                                                     Shape({static_cast<int64_t>(conv.weights.get_size() / 4)})));
+        memory to = Wrap(conv.weights, reordered);
+        RunPrimitive(*conv.to_weights, {{DNNL_ARG_FROM, Wrap(wei, f)}, {DNNL_ARG_TO, to}});
+        args[DNNL_ARG_WEIGHTS] = to;
       }
       RunPrimitive(conv.prim, std::move(args));
       if (act_.kind == Activation::kSwish) SwishInPlace(out.data<float>(), out.num_elements());
