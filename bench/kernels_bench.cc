@@ -2,7 +2,8 @@
 // (MatMul, a dense layer with constant weights, a classifier head, Add/Sub with broadcasting, Relu,
 // Softmax, Sum) at a few sizes, a chain of five elementwise ops unfused (five nodes)
 // and fused (one FusedElementwise node, as the elementwise_fusion pass writes it),
-// attention's transposes, an LSTM layer, and Swish alone and after convolutions.
+// attention's transposes, an LSTM layer, Swish alone and after convolutions, and
+// layer normalisation.
 #include <benchmark/benchmark.h>
 #include <omp.h>
 
@@ -209,6 +210,16 @@ void BM_ChannelsLastFilter(benchmark::State& state) {
         std::move(attrs));
 }
 BENCHMARK(BM_ChannelsLastFilter)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
+// LayerNormalization over the last axis with scale and bias: a transformer encoder's
+// [64, 256] (arg 0), ViT-B's [197, 768] (1), ConvNeXt's channels at 56x56 (2).
+void BM_LayerNorm(benchmark::State& state) {
+  static const std::vector<std::pair<Shape, int64_t>> kCases = {
+      {Shape({1, 64, 256}), 256}, {Shape({1, 197, 768}), 768}, {Shape({1, 56, 56, 96}), 96}};
+  const auto& [x, c] = kCases[state.range(0)];
+  RunOp(state, "LayerNormalization", {x, Shape({c}), Shape({c})}, 0, {{"axis", int64_t{-1}}});
+}
+BENCHMARK(BM_LayerNorm)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
 void BM_AddSame(benchmark::State& state) {
   int64_t n = state.range(0);

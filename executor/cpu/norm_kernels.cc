@@ -1,7 +1,6 @@
 // LayerNormalization, InstanceNormalization and LRN (core/ops/norm_ops.cc).
-// LayerNormalization runs oneDNN's layer_normalization (training mode, for the mean
-// and variance outputs) on float32 tensors of kDnnlMinElements or more, and loops
-// with double accumulators otherwise; LRN runs oneDNN's lrn (across channels, nchw or
+// LayerNormalization runs layer_norm_rows.h's loops on float32 and loops with double
+// accumulators on float64; LRN runs oneDNN's lrn (across channels, nchw or
 // nhwc) on float32 and loops on float64; InstanceNormalization loops (two passes per
 // plane, double accumulators).
 #include <algorithm>
@@ -12,12 +11,11 @@
 #include "executor/cpu/broadcast.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/layer_norm_rows.h"
 #include "executor/cpu/node_attrs.h"
 
 namespace graphd::executor::cpu {
 namespace {
-
-constexpr int64_t kDnnlMinElements = 4096;
 
 // `t` broadcast to `target` (checked by inference and again here), as a dense vector.
 template <typename T>
@@ -87,54 +85,37 @@ class LayerNormKernel : public OpKernel {
              Tensor* inv_std) {
     const int64_t inner = normalized.num_elements();
     const int64_t outer = mean->num_elements();
-    ASSIGN_OR_RETURN(std::vector<T> scale, Expand<T>(ctx, ctx.input(1), normalized));
-    std::vector<T> bias;
+    std::vector<T> scale_copy, bias_copy;
+    ASSIGN_OR_RETURN(const T* scale, Dense<T>(ctx, ctx.input(1), normalized, scale_copy));
+    const T* bias = nullptr;
     if (ctx.num_inputs() > 2) {
-      ASSIGN_OR_RETURN(bias, Expand<T>(ctx, ctx.input(2), normalized));
+      ASSIGN_OR_RETURN(bias, Dense<T>(ctx, ctx.input(2), normalized, bias_copy));
     }
     if constexpr (std::is_same_v<T, float>) {
-      if (x.num_elements() >= kDnnlMinElements && inner > 0) {
-        RunDnnl(x, scale, bias, y, mean, inv_std, outer, inner);
-        return absl::OkStatus();
-      }
+      RunLayerNormRows({.x = x.data<float>(), .scale = scale, .bias = bias, .y = y->data<float>(),
+                        .mean = mean->data<float>(), .inv_std = inv_std->data<float>(), .rows = outer,
+                        .inner = inner, .eps = eps_});
+      return absl::OkStatus();
     }
-    LayerNormLoop<T>(x.data<T>(), scale.data(), bias.empty() ? nullptr : bias.data(), y->data<T>(),
-                     mean->data<T>(), inv_std->data<T>(), outer, inner, eps_);
+    LayerNormLoop<T>(x.data<T>(), scale, bias, y->data<T>(), mean->data<T>(), inv_std->data<T>(), outer, inner,
+                     eps_);
     return absl::OkStatus();
   }
 
-  void RunDnnl(const Tensor& x, std::vector<float>& scale, std::vector<float>& bias, Tensor* y,
-               Tensor* mean, Tensor* inv_std, int64_t outer, int64_t inner) {
-    const dnnl::memory::desc data = PlainDesc({outer, inner});
-    const dnnl::memory::desc stat = PlainDesc({outer});
-    const dnnl::memory::desc vec = PlainDesc({inner});
-    const bool has_bias = !bias.empty();
-    auto prim = cache_.Get({outer, inner, has_bias}, [&] {
-      auto flags = dnnl::normalization_flags::use_scale;
-      if (has_bias) flags = flags | dnnl::normalization_flags::use_shift;
-      return dnnl::layer_normalization_forward(dnnl::layer_normalization_forward::primitive_desc(
-          dnnl::layer_normalization_forward::desc(dnnl::prop_kind::forward_training, data, stat,
-                                                  static_cast<float>(eps_), flags),
-          PrimitiveAttr(), Engine()));
-    });
-    std::vector<float> variance(outer);
-    std::unordered_map<int, dnnl::memory> args = {
-        {DNNL_ARG_SRC, Wrap(data, x)},
-        {DNNL_ARG_DST, Wrap(data, *y)},
-        {DNNL_ARG_MEAN, Wrap(stat, *mean)},
-        {DNNL_ARG_VARIANCE, dnnl::memory(stat, Engine(), variance.data())},
-        {DNNL_ARG_SCALE, dnnl::memory(vec, Engine(), scale.data())}};
-    if (has_bias) args[DNNL_ARG_SHIFT] = dnnl::memory(vec, Engine(), bias.data());
-    RunPrimitive(prim, std::move(args));
-    float* inv = inv_std->data<float>();
-    for (int64_t o = 0; o < outer; ++o) {
-      inv[o] = static_cast<float>(1.0 / std::sqrt(static_cast<double>(variance[o]) + eps_));
+  // `t`'s values laid out over `normalized`: its own data when it has as many elements
+  // (a valid broadcast then changes no index), otherwise expanded into `copy`.
+  template <typename T>
+  static StatusOr<const T*> Dense(KernelContext& ctx, const Tensor& t, const Shape& normalized, std::vector<T>& copy) {
+    if (t.num_elements() == normalized.num_elements()) {
+      auto b = BroadcastShapes(normalized, t.shape());
+      if (b.ok() && b->ToShape() == normalized) return t.data<T>();
     }
+    ASSIGN_OR_RETURN(copy, Expand<T>(ctx, t, normalized));
+    return copy.data();
   }
 
   const int64_t axis_;
   const double eps_;
-  PrimitiveCache<dnnl::layer_normalization_forward> cache_;
 };
 
 template <typename T>

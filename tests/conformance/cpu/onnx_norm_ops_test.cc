@@ -33,9 +33,9 @@ TEST(LayerNormTest, WorkedExample) {
 // ONNX's reference: normalise over dims [axis, rank), scale/bias broadcast.
 template <typename T>
 void CheckLayerNorm(const Shape& shape, int64_t axis, const Shape& scale_shape, bool bias,
-                    double tol) {
+                    double tol, double lo = -3, double hi = 5) {
   std::mt19937 rng(11);
-  Tensor x = Random<T>(shape, rng, -3, 5);
+  Tensor x = Random<T>(shape, rng, lo, hi);
   Tensor scale = Random<T>(scale_shape, rng, 0.5, 2);
   Tensor b = Random<T>(scale_shape, rng, -1, 1);
   std::vector<Tensor> in = {x, scale};
@@ -77,7 +77,15 @@ TEST(LayerNormTest, RandomAgainstReference) {
     CheckLayerNorm<double>(Shape({2, 3, 4}), 1, Shape({4}), bias, 1e-12);
     CheckLayerNorm<float>(Shape({5, 7}), 0, Shape({5, 7}), bias, 1e-5);
     CheckLayerNorm<float>(Shape({64, 128}), -1, Shape({128}), bias, 1e-4);  // oneDNN
-    CheckLayerNorm<float>(Shape({4, 16, 96}), 1, Shape({96}), bias, 1e-4);  // oneDNN
+    CheckLayerNorm<float>(Shape({4, 16, 96}), 1, Shape({96}), bias, 1e-4);
+    // Rows split over the team (>= 32768 values): a ViT's tokens, ConvNeXt's pixels.
+    CheckLayerNorm<float>(Shape({1, 197, 768}), -1, Shape({768}), bias, 1e-4);
+    CheckLayerNorm<float>(Shape({1, 56, 56, 96}), -1, Shape({96}), bias, 1e-4);
+    CheckLayerNorm<float>(Shape({3, 50, 33}), 1, Shape({1}), bias, 1e-4);  // scale broadcast
+    CheckLayerNorm<float>(Shape({9, 1}), -1, Shape({1}), bias, 1e-5);      // rows of one: y = bias
+    // Rows far from zero with a small spread: a float mean alone is off by ~1e-4 of
+    // the sum's magnitude, which the normalised values (spread 1) amplify.
+    CheckLayerNorm<float>(Shape({64, 256}), -1, Shape({256}), bias, 1e-4, 1000, 1001);
   }
 }
 
