@@ -2,7 +2,9 @@
 
 // GCC 12's AVX-512 min/max/roundscale/scalef intrinsics start from
 // _mm512_undefined_ps(), which -Wmaybe-uninitialized reports once inlined here.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <immintrin.h>
 
 #include <algorithm>
