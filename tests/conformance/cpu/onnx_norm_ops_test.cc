@@ -95,6 +95,14 @@ TEST(LayerNormTest, EmptyAndErrors) {
   ASSERT_TRUE(e.ok()) << e.status();
   EXPECT_EQ((*e)[0].shape(), Shape({0, 4}));
   EXPECT_EQ((*e)[1].shape(), Shape({0, 1}));
+  // Empty rows: no values, NaN statistics (0 / 0), never uninitialised memory.
+  auto rows = RunOpAll("LayerNormalization", {Make<float>(Shape({3, 0}), {}), Make<float>(Shape({0}), {})});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_EQ((*rows)[1].shape(), Shape({3, 1}));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_TRUE(std::isnan((*rows)[1].data<float>()[i]));
+    EXPECT_TRUE(std::isnan((*rows)[2].data<float>()[i]));
+  }
   EXPECT_THAT(
       InferError("LayerNormalization", {TT(DType::kFloat32, {2, 3}), TT(DType::kFloat32, {2})}),
       HasSubstr("scale [2] does not broadcast to the normalized shape [3]"));
