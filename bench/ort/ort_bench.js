@@ -2,7 +2,10 @@
 // and batch, 2 intra-op threads, 1 inter-op thread (the sequential executor).
 //
 //   node bench/ort/ort_bench.js --modules build/bench/ort/node_modules \
-//        --models build/bench/models --case mlp:1 --case resnet18:16 [--budget-s 3]
+//        --models build/bench/models --case mlp:1 --case resnet18:16 [--budget-s 3] [--gap-ms 1]
+//
+// --gap-ms N sleeps N ms before each timed run, as a server idles between requests:
+// the runs then no longer follow each other with the caches and cores kept hot.
 //
 // Prints one JSON object per case on stdout:
 //   {"model", "batch", "median_us", "p90_us", "iters", "checksum"}
@@ -14,7 +17,7 @@ const fs = require('fs');
 
 function parseArgs(argv) {
   const args = { modules: 'build/bench/ort/node_modules', models: 'build/bench/models', cases: [], budgetS: 3,
-                 minIters: 5, maxIters: 2000 };
+                 minIters: 5, maxIters: 2000, gapMs: 0 };
   for (let i = 2; i < argv.length; i++) {
     const a = argv[i], v = argv[i + 1];
     if (a === '--modules') { args.modules = v; i++; }
@@ -23,6 +26,7 @@ function parseArgs(argv) {
     else if (a === '--budget-s') { args.budgetS = Number(v); i++; }
     else if (a === '--min-iters') { args.minIters = Number(v); i++; }
     else if (a === '--max-iters') { args.maxIters = Number(v); i++; }
+    else if (a === '--gap-ms') { args.gapMs = Number(v); i++; }
     else { throw new Error(`ort_bench: unknown argument ${a}`); }
   }
   return args;
@@ -63,6 +67,8 @@ async function main() {
     const times = [];
     const deadline = performance.now() + args.budgetS * 1000;
     while (times.length < args.minIters || (times.length < args.maxIters && performance.now() < deadline)) {
+      // --gap-ms: idle (asleep, as a server between requests) before each timed run.
+      if (args.gapMs > 0) await new Promise((resolve) => setTimeout(resolve, args.gapMs));
       const t0 = performance.now();
       out = await sess.run(feeds);
       times.push((performance.now() - t0) * 1000);
