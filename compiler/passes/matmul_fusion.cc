@@ -19,7 +19,7 @@ struct Fusion {
   AttrMap attrs;
   const Node* last;                   // the node whose output the fused MatMul replaces
   std::vector<const Node*> absorbed;  // nodes that go with the original MatMul
-  const Node* reshape = nullptr;      // a Reshape the bias was found behind: redone after the fused MatMul
+  const Node* reshape = nullptr;      // a Reshape the bias or activation was behind: redone after the fused MatMul
 };
 
 class Fuser {
@@ -91,7 +91,16 @@ class Fuser {
 
   bool AddActivation(Fusion& f) const {
     const Node* act = Absorbable(*f.last);
-    if (act == nullptr || act->inputs().empty() || act->inputs()[0] != OutputRef{f.last, 0}) return false;
+    // With no bias, the importer's Reshape back to [b, s, n] may sit between the
+    // MatMul and its activation (a bias of zeros went as Add(x, 0)): elementwise, the
+    // activation goes into the MatMul all the same and the Reshape is redone after.
+    const Node* reshape = nullptr;
+    if (f.reshape == nullptr && act != nullptr && act->Is(OpId::kReshape) && act->inputs()[0] == OutputRef{f.last, 0}) {
+      reshape = act;
+      act = Absorbable(*reshape);
+    }
+    const Node* producer = reshape != nullptr ? reshape : f.last;
+    if (act == nullptr || act->inputs().empty() || act->inputs()[0] != OutputRef{producer, 0}) return false;
     const Node* last = act;
     std::vector<const Node*> taken{act};
     if (act->Is(OpId::kRelu) && act->inputs().size() == 1) {
@@ -120,7 +129,8 @@ class Fuser {
       return false;
     }
     // Only same-typed results (no broadcasting by the activation's other input).
-    if (last->output(0).dtype != f.last->output(0).dtype || !(last->output(0).shape == f.last->output(0).shape)) {
+    if (last->output(0).dtype != producer->output(0).dtype ||
+        !(last->output(0).shape == producer->output(0).shape)) {
       f.attrs.erase("activation");
       f.attrs.erase("clip_min");
       f.attrs.erase("clip_max");
@@ -128,6 +138,10 @@ class Fuser {
     }
     f.last = last;
     f.absorbed.insert(f.absorbed.end(), taken.begin(), taken.end());
+    if (reshape != nullptr) {
+      f.reshape = reshape;
+      f.absorbed.push_back(reshape);
+    }
     return true;
   }
 
@@ -155,7 +169,7 @@ StatusOr<bool> MatMulFusion::Run(FunctionBody& body) const {
                      g.AddNode({.name = FreshName(g, mm.name() + "_" + std::string(kName)), .op = "MatMul",
                                 .inputs = std::move(f->inputs), .attrs = std::move(f->attrs), .device = mm.device()}));
     rewrite.Added(*f->last);
-    if (f->reshape != nullptr) {  // the bias was behind a Reshape: redone after the fused MatMul
+    if (f->reshape != nullptr) {  // the bias or activation was behind a Reshape: redone after the fused MatMul
       std::vector<OutputRef> inputs = f->reshape->inputs();
       inputs[0] = {replacement, 0};
       ASSIGN_OR_RETURN(replacement, g.AddNode({.name = FreshName(g, f->reshape->name() + "_" + std::string(kName)),

@@ -5,7 +5,9 @@
 //    ONNX importer's MatMul of a [b, s, k] input: Reshape to [b*s, k], MatMul, Reshape
 //    back, then the bias Add on [b, s, n], with c of shape [n] or [1, ..., 1, n]): the
 //    fused MatMul then feeds a Reshape to the Add's shape;
-//  - then an activation that is the only use of the result: Relu, a clip written as
+//  - then an activation that is the only use of the result (also, with no bias, behind
+//    such a Reshape: the importer's MatMul whose zero bias algebraic simplification
+//    removed): Relu, a clip written as
 //    Maximum(x, lo) [then Minimum(., hi)] with constant scalar bounds lo <= hi (how the
 //    ONNX importer writes Clip / Relu6), or (with `gelu`) an exact Gelu, becomes the
 //    attributes activation = "Relu" | "Clip" | "Gelu", clip_min, clip_max;

@@ -149,6 +149,38 @@ TEST(MatMulFusionTest, FusesABiasAndGeluBehindAReshapeThatKeepsTheColumns) {
     EXPECT_TRUE(RunPass(pass, body));  // constant_weights only
     EXPECT_THAT(Text(body), ::testing::HasSubstr("add = Add(r, b)"));
   }
+  {  // no bias (zeros that algebraic simplification removed): the activation still goes in
+    FunctionBody body = BodyBuilder()
+                            .Arg("x", DType::kFloat32, Dims({8, 4}))
+                            .Node("w", "Const", {}, {{"value", Filled(DType::kFloat32, {4, 6}, 0.5f)}})
+                            .Node("mm", "MatMul", {"x", "w"})
+                            .Node("r", "Reshape", {"mm"}, {{"shape", IntList{1, 8, 6}}})
+                            .Node("g", "Gelu", {"r"}, {{"approximate", false}})
+                            .Node("r2", "Reshape", {"g"}, {{"shape", IntList{8, 6}}})
+                            .Node("relu", "Relu", {"r2"})
+                            .Return({"relu"});
+    MatMulFusion pass;
+    EXPECT_TRUE(RunPass(pass, body));
+    EXPECT_EQ(Text(body),
+              "x = Arg[dtype=float32, shape=[8,4]]() : float32[8,4]\n"
+              "w = Const[value=float32[4,6]{0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5, ...}]() : float32[4,6]\n"
+              "mm_matmul_fusion = MatMul[activation=\"Gelu\", constant_weights=true](x, w) : float32[8,6]\n"
+              "r_matmul_fusion = Reshape[shape=[1, 8, 6]](mm_matmul_fusion) : float32[1,8,6]\n"
+              "r2 = Reshape[shape=[8, 6]](r_matmul_fusion) : float32[8,6]\n"
+              "relu = Relu(r2) : float32[8,6]\n"
+              "return relu\n");
+  }
+  {  // a Reshape with another user keeps the activation out
+    FunctionBody body = BodyBuilder()
+                            .Arg("x", DType::kFloat32, Dims({8, 4}))
+                            .Arg("w", DType::kFloat32, Dims({4, 6}))
+                            .Node("mm", "MatMul", {"x", "w"})
+                            .Node("r", "Reshape", {"mm"}, {{"shape", IntList{1, 8, 6}}})
+                            .Node("g", "Relu", {"r"})
+                            .Return({"g", "r"});
+    MatMulFusion pass;
+    EXPECT_FALSE(RunPass(pass, body));
+  }
   {  // a bias of rank 3 ([1, 1, 6]) is not the MatMul's [n] / [1, n]: left as it is
     FunctionBody body = layer("b", {1, 1, 6}, {1, 8, 6});
     MatMulFusion pass;
