@@ -221,6 +221,26 @@ void BM_LayerNorm(benchmark::State& state) {
 }
 BENCHMARK(BM_LayerNorm)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
+// A feed-forward layer's first product and its exact GELU (ConvNeXt's stage 1, 3136 x
+// 96 x 384; ViT-B's MLP, 197 x 768 x 3072): arg 0 = 1 with the GELU fused into the
+// MatMul (oneDNN's post-op, matmul_fusion's attribute), 0 as a separate Gelu node.
+void BM_MatMulGelu(benchmark::State& state) {
+  const bool fused = state.range(0) != 0;
+  const int64_t m = state.range(1), k = state.range(2), n = state.range(3);
+  Graph g;
+  OutputRef x{Placeholder(g, "x", Shape({m, k})), 0};
+  OutputRef w{g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", Filled(Shape({k, n}), 0.01f)}}}).value(), 0};
+  AttrMap attrs{{"constant_weights", true}};
+  if (fused) attrs["activation"] = std::string("Gelu");
+  OutputRef mm{g.AddNode({.name = fused ? "out" : "mm", .op = "MatMul", .inputs = {x, w}, .attrs = attrs}).value(), 0};
+  if (!fused) g.AddNode({.name = "out", .op = "Gelu", .inputs = {mm}, .attrs = {{"approximate", false}}}).value();
+  RunGraph(state, g, {"x"}, {Filled(Shape({m, k}), 0.5f)});
+}
+BENCHMARK(BM_MatMulGelu)
+    ->ArgsProduct({{0, 1}, {3136}, {96}, {384}})
+    ->ArgsProduct({{0, 1}, {197}, {768}, {3072}})
+    ->Unit(benchmark::kMicrosecond);
+
 void BM_AddSame(benchmark::State& state) {
   int64_t n = state.range(0);
   RunOp(state, "Add", {Shape({n, 256}), Shape({n, 256})}, 0);
