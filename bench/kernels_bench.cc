@@ -271,6 +271,19 @@ BENCHMARK(BM_Relu)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 void BM_Softmax(benchmark::State& state) { RunOp(state, "Softmax", {Shape({state.range(0), 1000})}, 0); }
 BENCHMARK(BM_Softmax)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
 
+// Means over part of the axes: NHWC's H and W (Keras' global average pool, arg 0),
+// NCHW's (1), a row's (2), and a leading axis (3). 0 and 3 run graphd's loops
+// (reduction_kernels.cc SumMiddle), 1 and 2 oneDNN's reduction.
+void BM_MeanAxes(benchmark::State& state) {
+  switch (state.range(0)) {
+    case 0: return RunOp(state, "Mean", {Shape({1, 56, 56, 256})}, 0, {{"axis", IntList{1, 2}}, {"keep_dims", true}});
+    case 1: return RunOp(state, "Mean", {Shape({1, 256, 56, 56})}, 0, {{"axis", IntList{2, 3}}, {"keep_dims", true}});
+    case 2: return RunOp(state, "Mean", {Shape({64, 256})}, 0, {{"axis", IntList{1}}, {"keep_dims", true}});
+    default: return RunOp(state, "Mean", {Shape({197, 768})}, 0, {{"axis", IntList{0}}});
+  }
+}
+BENCHMARK(BM_MeanAxes)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
 void BM_SumAll(benchmark::State& state) { RunOp(state, "Sum", {Shape({state.range(0), 512})}, 0); }
 BENCHMARK(BM_SumAll)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 

@@ -96,6 +96,40 @@ TEST(ReductionOpsTest, ProdAllDTypes) {
   CheckReduction<int8_t>("Prod", 1, kProd, 0);
 }
 
+// float32 Sum and Mean over one block of axes with kept axes after it (graphd's own
+// loops: Keras' global average pool over NHWC's H and W, a mean over a leading axis):
+// column counts around the 64-column tasks, several outer blocks, the team's split.
+TEST(ReductionOpsTest, SumAndMeanOverAMiddleBlockOfAxes) {
+  const std::vector<Case> cases = {
+      {Shape({1, 56, 56, 48}), {1, 2}}, {Shape({197, 70}), {0}},     {Shape({3, 5, 7, 130}), {1, 2}},
+      {Shape({2, 3, 4}), {1}},          {Shape({4, 9, 64}), {-2}},   {Shape({2, 300, 1, 65}), {1, 2}},
+  };
+  std::mt19937 rng(3);
+  for (const Case& c : cases) {
+    for (const std::string op : {"Sum", "Mean"}) {
+      for (bool keep : {false, true}) {
+        Tensor x = Random<float>(c.shape, rng, -9, 9);
+        SCOPED_TRACE(absl::StrCat(op, " ", x.DebugString(), " axes ", absl::StrJoin(c.axes, ","), " keep ", keep));
+        auto out = RunOp(op, {x}, {{"axis", IntList(c.axes)}, {"keep_dims", keep}});
+        ASSERT_TRUE(out.ok()) << out.status();
+        std::set<int> axes;
+        int64_t count = 1;
+        for (int64_t a : c.axes) {
+          const int k = static_cast<int>(a < 0 ? a + c.shape.rank() : a);
+          axes.insert(k);
+          count *= c.shape.dim(k);
+        }
+        std::vector<double> want = RefReduce(x, axes, 0, [](double a, double b) { return a + b; });
+        if (op == "Mean") {
+          for (double& v : want) v /= static_cast<double>(count);
+        }
+        ASSERT_EQ(out->num_elements(), static_cast<int64_t>(want.size()));
+        ExpectClose(*out, want, 1e-6, 1e-5);
+      }
+    }
+  }
+}
+
 TEST(ReductionOpsTest, AnyAll) {
   std::mt19937 rng(2);
   for (const Case& c : kCases) {
