@@ -241,6 +241,16 @@ BENCHMARK(BM_MatMulGelu)
     ->ArgsProduct({{0, 1}, {197}, {768}, {3072}})
     ->Unit(benchmark::kMicrosecond);
 
+// Shapes where oneDNN 2.6 has only its reference implementation, which the kernels now
+// detect (dnnl_util.h IsReference) and leave for their own loops: a Sub broadcasting
+// over two axes, (4, 6, 2, 12000) - (1, 6, 1, 12000) (arg 0; 42 ms in oneDNN), and a
+// Max over the first and last axes of (16, 256, 64) (1).
+void BM_OneDnnReferenceShapes(benchmark::State& state) {
+  if (state.range(0) == 0) return RunOp(state, "Sub", {Shape({4, 6, 2, 12000}), Shape({1, 6, 1, 12000})}, 0);
+  RunOp(state, "Max", {Shape({16, 256, 64})}, 0, {{"axis", IntList{0, 2}}});
+}
+BENCHMARK(BM_OneDnnReferenceShapes)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 void BM_AddSame(benchmark::State& state) {
   int64_t n = state.range(0);
   RunOp(state, "Add", {Shape({n, 256}), Shape({n, 256})}, 0);

@@ -61,6 +61,14 @@ int IntraOpThreads();
 // OpenMP's default when that is 0.
 int TeamThreads();
 
+// Whether oneDNN chose its reference implementation ("ref:any"): a plain C++ loop,
+// 100-1000x slower than its JIT kernels or graphd's own loops (a broadcast Sub of 576K
+// values: 42 ms). Callers that have loops of their own use them instead.
+inline bool IsReference(const dnnl::primitive_desc_base& pd) {
+  const char* impl = pd.impl_info_str();
+  return impl != nullptr && impl[0] == 'r' && impl[1] == 'e' && impl[2] == 'f';
+}
+
 // Primitives keyed by input dims, created on first use of a shape and reused after.
 // Bounded: the least recently used entry goes when `capacity` is reached.
 // Thread-safe.

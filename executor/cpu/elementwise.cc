@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <type_traits>
 
 #include "executor/cpu/broadcast.h"
@@ -173,9 +174,11 @@ dnnl::algorithm DnnlAlgorithm(BinaryOp op) {
 // float32 with `a` already the output shape: oneDNN broadcasts src1. The shapes go to
 // oneDNN with their dimensions merged (CollapseBroadcast): its JIT kernels take only
 // some broadcast patterns (a trailing 1 in 4-D, as in (1,56,56,96) - (1,56,56,1), fell
-// to its reference loop: 20 ms instead of 0.05 ms), and merged ones are those.
-void DnnlBinary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
-  static auto* cache = new PrimitiveCache<dnnl::binary>(64);
+// to its reference loop: 20 ms instead of 0.05 ms), and merged ones are those. Where
+// oneDNN still has only its reference loop ((4,6,2,12000) - (1,6,1,12000): 42 ms) it
+// returns false, and the caller's loops run.
+bool DnnlBinary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
+  static auto* cache = new PrimitiveCache<std::optional<dnnl::binary>>(64);
   const CollapsedBroadcast c = CollapseBroadcast(a.shape(), b.shape(), out.shape());
   dnnl::memory::dims da(c.dims.begin(), c.dims.end()), db(c.dims.size(), 1);
   for (size_t d = 0; d < c.dims.size(); ++d) {
@@ -184,14 +187,18 @@ void DnnlBinary(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out) {
   std::vector<int64_t> key = da;
   key.insert(key.end(), db.begin(), db.end());
   key.push_back(static_cast<int64_t>(op));
-  dnnl::binary prim = cache->Get(key, [&] {
+  std::optional<dnnl::binary> prim = cache->Get(key, [&]() -> std::optional<dnnl::binary> {
     dnnl::binary::desc desc(DnnlAlgorithm(op), PlainDesc(da), PlainDesc(db), PlainDesc(da));
-    return dnnl::binary(dnnl::binary::primitive_desc(desc, PrimitiveAttr(), Engine()));
+    dnnl::binary::primitive_desc pd(desc, PrimitiveAttr(), Engine());
+    if (IsReference(pd)) return std::nullopt;
+    return dnnl::binary(pd);
   });
-  RunPrimitive(prim, {{DNNL_ARG_SRC_0, Wrap(PlainDesc(da), a)},
-                      {DNNL_ARG_SRC_1, Wrap(PlainDesc(db), b)},
-                      {DNNL_ARG_DST, Wrap(PlainDesc(da), out)}},
+  if (!prim.has_value()) return false;
+  RunPrimitive(*prim, {{DNNL_ARG_SRC_0, Wrap(PlainDesc(da), a)},
+                       {DNNL_ARG_SRC_1, Wrap(PlainDesc(db), b)},
+                       {DNNL_ARG_DST, Wrap(PlainDesc(da), out)}},
                a.num_elements() + b.num_elements() + out.num_elements());
+  return true;
 }
 
 }  // namespace
@@ -229,16 +236,12 @@ StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b,
   if (RowBroadcastF32(op, a, b, out)) return out;
   if (a.dtype() == DType::kFloat32 && out.num_elements() >= kDnnlMinElements &&
       DnnlAlgorithm(op) != dnnl::algorithm::undef) {
-    if (a.shape() == out.shape() && b.shape().rank() <= a.shape().rank()) {
-      DnnlBinary(op, a, b, out);
-      return out;
-    }
+    if (a.shape() == out.shape() && b.shape().rank() <= a.shape().rank() && DnnlBinary(op, a, b, out)) return out;
     // oneDNN broadcasts its second operand only: a commutative op with the broadcast
     // operand first (torch's squeeze-excitation writes scale * x) swaps them. On the
     // generic loop EfficientNet's [1, 32, 112, 112] scaling took 135 us, 3x oneDNN's.
     const bool commutes = op == BinaryOp::kAdd || op == BinaryOp::kMul || op == BinaryOp::kMax || op == BinaryOp::kMin;
-    if (commutes && b.shape() == out.shape() && a.shape().rank() <= b.shape().rank()) {
-      DnnlBinary(op, b, a, out);
+    if (commutes && b.shape() == out.shape() && a.shape().rank() <= b.shape().rank() && DnnlBinary(op, b, a, out)) {
       return out;
     }
   }

@@ -5,6 +5,7 @@
 // (channels_last) runs in place on oneDNN; the loop goes through channels-first copies.
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 #include "core/ops/window_nd.h"
 #include "executor/cpu/channels_last.h"
@@ -102,8 +103,7 @@ class PoolNdKernel : public OpKernel {
       }
       if (max_ || !include_pad_ || !extended) {
         try {
-          RunDnnl(x, *y, in_dims, out_dims, pads_end);
-          return absl::OkStatus();
+          if (RunDnnl(x, *y, in_dims, out_dims, pads_end)) return absl::OkStatus();
         } catch (const dnnl::error&) {
           // A geometry oneDNN refuses (e.g. padding as wide as the window): the loop.
         }
@@ -142,11 +142,12 @@ class PoolNdKernel : public OpKernel {
     });
   }
 
-  // `src_dims` and `dst_dims` channels-first.
-  void RunDnnl(const Tensor& x, Tensor& y, const dnnl::memory::dims& src_dims, const dnnl::memory::dims& dst_dims,
+  // `src_dims` and `dst_dims` channels-first. False where oneDNN has only its reference
+  // pooling (a dilated max pool): the loops below are faster.
+  bool RunDnnl(const Tensor& x, Tensor& y, const dnnl::memory::dims& src_dims, const dnnl::memory::dims& dst_dims,
                const dnnl::memory::dims& pads_end) {
     dnnl::memory::desc src = WindowDataDesc(src_dims, channels_last_), dst = WindowDataDesc(dst_dims, channels_last_);
-    dnnl::pooling_v2_forward prim = cache_.Get(src_dims, [&] {
+    std::optional<dnnl::pooling_v2_forward> prim = cache_.Get(src_dims, [&]() -> std::optional<dnnl::pooling_v2_forward> {
       dnnl::memory::dims dil;
       for (int64_t d : w_.dilations) dil.push_back(d - 1);
       auto alg = max_ ? dnnl::algorithm::pooling_max
@@ -157,9 +158,13 @@ class PoolNdKernel : public OpKernel {
           dnnl::memory::dims(w_.strides.begin(), w_.strides.end()),
           dnnl::memory::dims(w_.kernel.begin(), w_.kernel.end()), dil,
           dnnl::memory::dims(w_.pads_begin.begin(), w_.pads_begin.end()), pads_end);
-      return dnnl::pooling_v2_forward(dnnl::pooling_v2_forward::primitive_desc(desc, PrimitiveAttr(), Engine()));
+      dnnl::pooling_v2_forward::primitive_desc pd(desc, PrimitiveAttr(), Engine());
+      if (IsReference(pd)) return std::nullopt;
+      return dnnl::pooling_v2_forward(pd);
     });
-    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(src, x)}, {DNNL_ARG_DST, Wrap(dst, y)}});
+    if (!prim.has_value()) return false;
+    RunPrimitive(*prim, {{DNNL_ARG_SRC, Wrap(src, x)}, {DNNL_ARG_DST, Wrap(dst, y)}});
+    return true;
   }
 
   // One [spatial...] plane. `base` is the plane's flat offset in x (for indices).
@@ -224,7 +229,7 @@ class PoolNdKernel : public OpKernel {
   bool max_;
   ops::WindowNd w_;
   bool indices_, column_major_, include_pad_, channels_last_;
-  PrimitiveCache<dnnl::pooling_v2_forward> cache_;
+  PrimitiveCache<std::optional<dnnl::pooling_v2_forward>> cache_;  // nullopt: oneDNN's reference only
 };
 
 KernelFactory Factory(bool max) {
