@@ -2,8 +2,8 @@
 // axes flattened): y = (x - mean) / sqrt(variance + eps) * scale + bias per row, with
 // each row's mean and 1 / sqrt(variance + eps). Rows split over the OpenMP team when
 // there are enough values to pay for the fork. oneDNN 2.6 has only its generic
-// (non-JIT) layer normalisation, ~30 us for a transformer's 64 x 256 (kernels_bench
-// BM_LayerNorm).
+// (non-JIT) layer normalisation: a transformer encoder's four [64, 256] nodes took
+// 63-158 us per call in the model, 24-31 with these loops (model_bench --profile).
 //
 // Accuracy: the mean is taken in two steps: m1 = the float mean, then the mean c of
 // d = x - m1, which is exact for values within a factor of 2 of m1 (Sterbenz), so

@@ -91,16 +91,14 @@ class LayerNormKernel : public OpKernel {
     if (ctx.num_inputs() > 2) {
       ASSIGN_OR_RETURN(bias, Dense<T>(ctx, ctx.input(2), normalized, bias_copy));
     }
+    // Empty rows (inner 0) take the loop too: its NaN statistics (0 / 0).
     if constexpr (std::is_same_v<T, float>) {
-      if (inner == 0) {  // nothing normalised: the loop's NaN statistics (0 / 0)
-        LayerNormLoop<T>(x.data<T>(), scale, bias, y->data<T>(), mean->data<T>(), inv_std->data<T>(), outer, inner,
-                         eps_);
+      if (inner > 0) {
+        RunLayerNormRows({.x = x.data<float>(), .scale = scale, .bias = bias, .y = y->data<float>(),
+                          .mean = mean->data<float>(), .inv_std = inv_std->data<float>(), .rows = outer,
+                          .inner = inner, .eps = eps_});
         return absl::OkStatus();
       }
-      RunLayerNormRows({.x = x.data<float>(), .scale = scale, .bias = bias, .y = y->data<float>(),
-                        .mean = mean->data<float>(), .inv_std = inv_std->data<float>(), .rows = outer,
-                        .inner = inner, .eps = eps_});
-      return absl::OkStatus();
     }
     LayerNormLoop<T>(x.data<T>(), scale, bias, y->data<T>(), mean->data<T>(), inv_std->data<T>(), outer, inner,
                      eps_);
