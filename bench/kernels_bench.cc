@@ -12,6 +12,7 @@
 #include "compiler/passes/prune.h"
 #include "dnnl.hpp"
 #include "executor/cpu/cpu_device.h"
+#include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/swish.h"
 #include "executor/runtime/executor.h"
 
@@ -293,6 +294,32 @@ void BM_MeanAxes(benchmark::State& state) {
   }
 }
 BENCHMARK(BM_MeanAxes)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
+// Max over the same axes as BM_MeanAxes (0-3) and a long row (4: [1, 2^20] over axis 1).
+// Arg 1 = 0: graphd's kernel (reduce_min_max.h: NaNs propagate, as in TensorFlow);
+// 1: oneDNN 2.6's reduction_max on the same data (which drops NaNs), for comparison.
+void BM_MaxAxes(benchmark::State& state) {
+  static const std::vector<std::pair<Shape, IntList>> kCases = {
+      {Shape({1, 56, 56, 256}), {1, 2}}, {Shape({1, 256, 56, 56}), {2, 3}}, {Shape({64, 256}), {1}},
+      {Shape({197, 768}), {0}}, {Shape({1, 1 << 20}), {1}}};
+  const auto& [shape, axes] = kCases[state.range(0)];
+  if (state.range(1) == 0) return RunOp(state, "Max", {shape}, 0, {{"axis", axes}, {"keep_dims", true}});
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  dnnl::memory::dims src(shape.dims().begin(), shape.dims().end()), dst = src;
+  for (int64_t a : axes) dst[a] = 1;
+  std::vector<float> x(shape.num_elements(), 0.5f), y(shape.num_elements());
+  const dnnl::memory::desc sd = executor::cpu::PlainDesc(src), dd = executor::cpu::PlainDesc(dst);
+  dnnl::reduction::primitive_desc pd(dnnl::reduction::desc(dnnl::algorithm::reduction_max, sd, dd, 0.f, 0.f), engine);
+  dnnl::reduction prim(pd);
+  dnnl::memory ms(sd, engine, x.data()), md(dd, engine, y.data());
+  for (auto _ : state) {
+    prim.execute(stream, {{DNNL_ARG_SRC, ms}, {DNNL_ARG_DST, md}});
+    stream.wait();
+  }
+  state.SetLabel(pd.impl_info_str());
+}
+BENCHMARK(BM_MaxAxes)->ArgsProduct({{0, 1, 2, 3, 4}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
 void BM_SumAll(benchmark::State& state) { RunOp(state, "Sum", {Shape({state.range(0), 512})}, 0); }
 BENCHMARK(BM_SumAll)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);

@@ -21,6 +21,7 @@
 
 #include "core/ops/elementwise_program.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/nan_min_max.h"
 #include "executor/cpu/fast_math.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
@@ -86,8 +87,8 @@ void Run(EwOp op, Src a, Src b, float* d, int64_t m) {
     case EwOp::kSub: return Binary([](float x, float y) { return x - y; }, a, b, d, m);
     case EwOp::kMul: return Binary([](float x, float y) { return x * y; }, a, b, d, m);
     case EwOp::kDiv: return Binary([](float x, float y) { return x / y; }, a, b, d, m);
-    case EwOp::kMax: return Binary([](float x, float y) { return std::max(x, y); }, a, b, d, m);
-    case EwOp::kMin: return Binary([](float x, float y) { return std::min(x, y); }, a, b, d, m);
+    case EwOp::kMax: return Binary([](float x, float y) { return MaxNaN(x, y); }, a, b, d, m);
+    case EwOp::kMin: return Binary([](float x, float y) { return MinNaN(x, y); }, a, b, d, m);
   }
 }
 

@@ -1,8 +1,11 @@
 // Sum, Mean, Max, Min, Prod (numbers) and Any, All (bools) over a set of axes (attr
 // `axis`, int or list, absent = all), with keep_dims; SumToShapeOf (axes from the
 // run's shapes). float32 sums and means over one block of axes followed by kept ones
-// run SumMiddle (oneDNN 2.6 has only its reference reduction there); other float32
-// reductions oneDNN's reduction when large enough; a strided loop otherwise.
+// run SumMiddle (oneDNN 2.6 has only its reference reduction there), float32 maxima
+// and minima over one block of axes MinMaxMiddle (reduce_min_max.h: a NaN gives NaN,
+// as in TensorFlow; never oneDNN's, which drop NaNs); other float32 reductions
+// oneDNN's reduction when large enough; a strided loop otherwise (NaN-propagating
+// maxima and minima too).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -11,6 +14,8 @@
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/nan_min_max.h"
+#include "executor/cpu/reduce_min_max.h"
 #include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
@@ -78,9 +83,10 @@ class ReductionKernel : public OpKernel {
       shrinks |= kept_dims.back() != x.shape().dim(i);
     }
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(keep_ ? kept_dims : out_dims)));
-    if (x.dtype() == DType::kFloat32 && (kind_ == Reduce::kSum || kind_ == Reduce::kMean) &&
-        x.num_elements() > 0) {
-      // One block [a0, a1) of reduced axes with kept axes after it: graphd's loops.
+    const bool min_max = kind_ == Reduce::kMax || kind_ == Reduce::kMin;
+    if (x.dtype() == DType::kFloat32 && x.num_elements() > 0) {
+      // One block [a0, a1) of reduced axes (with kept axes after it or not): x as
+      // [outer, rows, inner].
       int a0 = 0;
       while (a0 < rank && !reduced[a0]) ++a0;
       int a1 = a0;
@@ -89,13 +95,18 @@ class ReductionKernel : public OpKernel {
       for (int i = a1; i < rank; ++i) one_block = one_block && !reduced[i];
       int64_t outer = 1, rows = 1, inner = 1;
       for (int i = 0; i < rank; ++i) (i < a0 ? outer : i < a1 ? rows : inner) *= x.shape().dim(i);
-      if (one_block && inner > 1 && rows > 1) {
+      if (one_block && inner > 1 && rows > 1 && (kind_ == Reduce::kSum || kind_ == Reduce::kMean)) {
         SumMiddle(x.data<float>(), outer, rows, inner, kind_ == Reduce::kMean ? 1.0 / static_cast<double>(rows) : 1.0,
                   out->data<float>());
         return absl::OkStatus();
       }
+      if (one_block && min_max) {
+        MinMaxMiddle(kind_ == Reduce::kMax, x.data<float>(), outer, rows, inner, out->data<float>());
+        return absl::OkStatus();
+      }
     }
-    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && shrinks &&
+    // Never oneDNN's max or min: they drop NaNs (reduce_min_max.h).
+    if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && shrinks && !min_max &&
         RunDnnl(x, kept_dims, *out)) {
       return absl::OkStatus();
     }
@@ -136,8 +147,8 @@ class ReductionKernel : public OpKernel {
     }
     auto combine = [kind = kind_](Acc a, Acc v) -> Acc {
       switch (kind) {
-        case Reduce::kMax: return std::max(a, v);
-        case Reduce::kMin: return std::min(a, v);
+        case Reduce::kMax: return MaxNaN(a, v);
+        case Reduce::kMin: return MinNaN(a, v);
         case Reduce::kProd:
           if constexpr (std::is_integral_v<Acc>) {  // wraps like T's own arithmetic
             return static_cast<Acc>(static_cast<uint64_t>(a) * static_cast<uint64_t>(v));
@@ -185,17 +196,15 @@ class ReductionKernel : public OpKernel {
     return absl::OkStatus();
   }
 
-  // False where oneDNN has only its reference reduction (axes 0 and 2 of three; a max
-  // over a leading axis): the strided loop is several times faster.
+  // False where oneDNN has only its reference reduction (a sum or product over axes 0
+  // and 2 of three): the strided loop is several times faster.
   bool RunDnnl(const Tensor& x, const std::vector<int64_t>& kept_dims, Tensor& out) {
     dnnl::memory::dims src = DnnlDims(x.shape());
     dnnl::memory::dims dst = kept_dims.empty() ? dnnl::memory::dims{1}
                                                : dnnl::memory::dims(kept_dims.begin(), kept_dims.end());
     auto alg = kind_ == Reduce::kSum    ? dnnl::algorithm::reduction_sum
                : kind_ == Reduce::kMean ? dnnl::algorithm::reduction_mean
-               : kind_ == Reduce::kMin  ? dnnl::algorithm::reduction_min
-               : kind_ == Reduce::kProd ? dnnl::algorithm::reduction_mul
-                                        : dnnl::algorithm::reduction_max;
+                                        : dnnl::algorithm::reduction_mul;
     std::vector<int64_t> key = src;
     key.insert(key.end(), dst.begin(), dst.end());
     std::optional<dnnl::reduction> prim = cache_.Get(key, [&]() -> std::optional<dnnl::reduction> {

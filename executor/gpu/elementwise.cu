@@ -17,8 +17,9 @@ __device__ __forceinline__ T Apply(T x, T y) {
   if constexpr (K == BinaryKind::kSub) return x - y;
   if constexpr (K == BinaryKind::kMul) return x * y;
   if constexpr (K == BinaryKind::kDiv) return x / y;
-  if constexpr (K == BinaryKind::kMax) return x < y ? y : x;  // std::max
-  if constexpr (K == BinaryKind::kMin) return y < x ? y : x;  // std::min
+  // A NaN in either operand gives NaN, as in TensorFlow (executor/cpu/nan_min_max.h).
+  if constexpr (K == BinaryKind::kMax) return (x < y || y != y) ? y : x;
+  if constexpr (K == BinaryKind::kMin) return (y < x || y != y) ? y : x;
   if constexpr (K == BinaryKind::kPow) {
     if constexpr (std::is_same_v<T, float>) return powf(x, y);
     return T{};  // not launched for integers

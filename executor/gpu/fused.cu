@@ -44,10 +44,10 @@ __device__ __forceinline__ float Eval(FusedOp op, float a, float b) {
       return a * b;
     case FusedOp::kDiv:
       return a / b;
-    case FusedOp::kMax:
-      return a < b ? b : a;
+    case FusedOp::kMax:  // NaN in, NaN out (executor/cpu/nan_min_max.h)
+      return (a < b || b != b) ? b : a;
     case FusedOp::kMin:
-      return b < a ? b : a;
+      return (b < a || b != b) ? b : a;
   }
   return 0.f;
 }

@@ -80,10 +80,10 @@ __global__ void Reduce(ReduceKind kind, const float* x, float* y, int64_t out_n,
         rr /= index.reduced_dims[d];
       }
       const float v = x[offset];
-      if (kind == ReduceKind::kMax) {
-        best = best < v ? v : best;
+      if (kind == ReduceKind::kMax) {  // a NaN stays (executor/cpu/nan_min_max.h)
+        best = (best < v || v != v) ? v : best;
       } else if (kind == ReduceKind::kMin) {
-        best = v < best ? v : best;
+        best = (v < best || v != v) ? v : best;
       } else {
         sum += v;
       }
