@@ -130,15 +130,17 @@ TEST(BroadcastTest, OneDnnReferenceImplementationsAreDetected) {
   };
   EXPECT_TRUE(cpu::IsReference(pd({4, 6, 2, 12000}, {1, 6, 1, 12000})));
   EXPECT_FALSE(cpu::IsReference(pd({4, 6, 2, 12000}, {4, 6, 2, 12000})));
-  // And the Sub itself, on the loops, against the reference.
+  // And the Sub itself, large enough for the kernel to ask oneDNN first (elementwise.cc's
+  // 16384 values) and fall back to its loops, against the reference.
+  EXPECT_TRUE(cpu::IsReference(pd({4, 6, 2, 1200}, {1, 6, 1, 1200})));
   std::mt19937 rng(7);
-  Tensor a = Random<float>(Shape({4, 6, 2, 120}), rng), b = Random<float>(Shape({1, 6, 1, 120}), rng);
+  Tensor a = Random<float>(Shape({4, 6, 2, 1200}), rng), b = Random<float>(Shape({1, 6, 1, 1200}), rng);
   auto out = RunOp("Sub", {a, b});
   ASSERT_TRUE(out.ok()) << out.status();
   std::vector<double> want(a.num_elements());
   for (int64_t i = 0; i < a.num_elements(); ++i) {
-    const int64_t c = (i / 240) % 6, w = i % 120;
-    want[i] = static_cast<double>(a.data<float>()[i]) - b.data<float>()[c * 120 + w];
+    const int64_t c = (i / 2400) % 6, w = i % 1200;
+    want[i] = static_cast<double>(a.data<float>()[i]) - b.data<float>()[c * 1200 + w];
   }
   ExpectClose(*out, want, 1e-6, 1e-6);
 }
