@@ -177,11 +177,14 @@ Status RunLstmSequence(const LstmSequence& seq, int threads, const CancellationT
   // stop[s]: thread 0's cancellation check after step s, read by all after its barrier.
   std::vector<char> stop(seq.steps, 0);
   Status status;
-  const int64_t chunk = (h + threads - 1) / threads;
-  const int64_t per_thread = (chunk + kBlock - 1) / kBlock * kBlock;
   int64_t done = 0;  // steps run (the same on every thread)
 #pragma omp parallel num_threads(threads)
   {
+    // The units split over the team OpenMP gave, which may be smaller than asked for (a
+    // nested region, OMP_THREAD_LIMIT).
+    const int64_t team = omp_get_num_threads();
+    const int64_t chunk = (h + team - 1) / team;
+    const int64_t per_thread = (chunk + kBlock - 1) / kBlock * kBlock;
     const int64_t id = omp_get_thread_num();
     const int64_t u0 = std::min(h, id * per_thread), u1 = std::min(h, u0 + per_thread);
     float* prev = seq.h;

@@ -46,13 +46,22 @@ class Helper {
       std::lock_guard<std::mutex> lock(mu_);
       wake_.notify_one();
     }
-    mine();
+    // An exception from this half waits for the other half (the helper's, once taken,
+    // refers to this frame), then goes on to the caller instead of it.
+    std::exception_ptr mine_error;
+    try {
+      mine();
+    } catch (...) {
+      mine_error = std::current_exception();
+    }
     if (!offered) {
+      if (mine_error) std::rethrow_exception(mine_error);
       other();
       return;
     }
     expected = &offer;
     if (slot_.compare_exchange_strong(expected, nullptr)) {  // not taken: withdrawn
+      if (mine_error) std::rethrow_exception(mine_error);
       other();
       return;
     }
@@ -71,6 +80,7 @@ class Helper {
     // [16, 512] x [512, 512] ran both halves on one thread (kernels_bench BM_DenseLayer
     // 78 us, 43 without the back-off).
     if (!asleep && std::chrono::steady_clock::now() - start > kLate) skip_.store(kBackOff, std::memory_order_relaxed);
+    if (mine_error) std::rethrow_exception(mine_error);
     if (offer.error) std::rethrow_exception(offer.error);
   }
 

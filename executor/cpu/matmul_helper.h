@@ -19,7 +19,9 @@ namespace graphd::executor::cpu {
 
 // Runs `mine` on the calling thread and `other` on the helper thread or, when the
 // helper does not take it in time, on the calling thread after `mine`. Returns when
-// both are done. An exception from `other` is rethrown here. With `wake` false a
+// both are done, an exception or not: an exception from `mine` (then `other` does not
+// run unless the helper took it already) or from `other` is rethrown here, after the
+// helper is done with `other`. With `wake` false a
 // sleeping helper is left asleep and the caller does both: for halves of a few
 // microseconds, shorter than waking a thread (the futex call alone, and a helper that
 // wakes after the caller's half makes the caller wait).

@@ -68,11 +68,15 @@ StatusOr<std::shared_ptr<const PackedWeights>> GetPackedWeights(const Tensor& so
   for (const auto& w : list) {
     std::shared_ptr<const PackedWeights> p = w.lock();
     // Same address and still the same live buffer (not a recycled address).
-    if (p != nullptr && p->desc == target && p->offset == offset && p->source.lock() == source.buffer()) return p;
+    if (p != nullptr && p->desc == target && p->plain == plain && p->offset == offset &&
+        p->source.lock() == source.buffer()) {
+      return p;
+    }
   }
   auto packed = std::make_shared<PackedWeights>();
   packed->desc = target;
   packed->source = source.buffer();
+  packed->plain = plain;
   packed->offset = offset;
   packed->memory = dnnl::memory(target, Engine());  // owns its storage
   dnnl::memory src = Wrap(plain, source);

@@ -27,12 +27,15 @@ struct PackedWeights {
   dnnl::memory memory;
   dnnl::memory::desc desc;
   std::weak_ptr<Buffer> source;  // the constant it was made from
+  dnnl::memory::desc plain;      // how the source was read (row-major, or transposed...)
   int64_t offset = 0;            // elements into the source where `plain` starts
 };
 
 // The packed copy of `source` (laid out as `plain`, starting `offset` elements into
 // it: a block of columns of a matrix, say) in layout `target`, made on first request
-// (one oneDNN reorder) and shared after. InvalidArgument when `source` has no buffer
+// (one oneDNN reorder) and shared after by requests for the same source, plain layout,
+// target layout and offset (one constant read as b by one MatMul and as b^T by another,
+// tied weights, gets two copies). InvalidArgument when `source` has no buffer
 // or `plain` at `offset` does not fit in it.
 StatusOr<std::shared_ptr<const PackedWeights>> GetPackedWeights(const Tensor& source,
                                                                  const dnnl::memory::desc& plain,

@@ -4,6 +4,9 @@
 // initial states, odd and even step counts, hidden sizes that split unevenly across
 // threads (and threads left without units), R constant (packed once) or fed (read in
 // place), and a deadline inside the sequence.
+#include <omp.h>
+
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <random>
@@ -217,13 +220,56 @@ TEST(LstmSequenceTest, ADeadlineStopsTheRecurrenceBetweenSteps) {
   const auto start = std::chrono::steady_clock::now();
   ASSERT_TRUE(RunLstm(c, in, 2).ok());
   const auto whole = std::chrono::steady_clock::now() - start;
-  const CancellationToken token(std::chrono::steady_clock::now() + whole / 20);
+  // A twentieth of the run, and at most 5 ms (20000 steps take far longer): a first run
+  // slowed by other processes must not give a deadline the second run can beat.
+  const auto budget = std::min<std::chrono::steady_clock::duration>(whole / 20, std::chrono::milliseconds(5));
+  const CancellationToken token(std::chrono::steady_clock::now() + budget);
   const auto cancelled_start = std::chrono::steady_clock::now();
   auto out = RunLstm(c, in, 2, &token);
   const auto cancelled = std::chrono::steady_clock::now() - cancelled_start;
   ASSERT_FALSE(out.ok());
   EXPECT_EQ(out.status().code(), absl::StatusCode::kDeadlineExceeded) << out.status();
   EXPECT_LT(cancelled, whole / 2) << "the recurrence ran on past its deadline";
+}
+
+// The units are split over the team OpenMP gives, which may be smaller than asked for
+// (here a nested region: one thread): every unit is still computed, as with the team.
+TEST(LstmSequenceTest, ATeamSmallerThanAskedForComputesEveryUnit) {
+  std::mt19937 rng(9);
+  const int64_t steps = 2, batch = 1, h = 128, input = 4;
+  Tensor x = Random<float>(Shape({steps, batch, input}), rng), w = Random<float>(Shape({4 * h, input}), rng);
+  Tensor r = Random<float>(Shape({4 * h, h}), rng, -0.1, 0.1);
+  const std::vector<int64_t> lens(batch, steps);
+  auto run = [&](bool nested, std::vector<float>& hs, std::vector<float>& cs, std::vector<float>& y) {
+    hs.assign(batch * h, 0.f);
+    cs.assign(batch * h, 0.f);
+    y.assign(steps * batch * h, -7.f);
+    const cpu::LstmSequence seq{.steps = steps, .batch = batch, .hidden = h, .input = input, .x = x.data<float>(),
+                                .w = w.data<float>(), .r = r.data<float>(), .lens = lens.data(), .h = hs.data(),
+                                .c = cs.data(), .y = y.data(), .y_step = batch * h};
+    CancellationToken token;
+    Status s;
+    if (!nested) {
+      s = cpu::RunLstmSequence(seq, 2, token);
+    } else {
+      const int levels = omp_get_max_active_levels();
+      omp_set_max_active_levels(1);
+#pragma omp parallel num_threads(2)
+      {
+#pragma omp master
+        s = cpu::RunLstmSequence(seq, 2, token);
+      }
+      omp_set_max_active_levels(levels);
+    }
+    ASSERT_TRUE(s.ok()) << s;
+  };
+  std::vector<float> h1, c1, y1, h2, c2, y2;
+  run(false, h1, c1, y1);
+  run(true, h2, c2, y2);
+  int differ = 0;
+  for (int64_t j = 0; j < h; ++j) differ += h1[j] != h2[j] || c1[j] != c2[j];
+  EXPECT_EQ(differ, 0) << "units differ; e.g. unit 100: h " << h1[100] << " vs " << h2[100] << ", y[step 0] "
+                       << y1[100] << " vs " << y2[100];
 }
 
 }  // namespace

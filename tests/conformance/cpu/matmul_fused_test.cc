@@ -242,5 +242,44 @@ TEST(MatMulFusedTest, TypeChecksRejectBadBiasesAndActivations) {
   EXPECT_THAT(add({{a, 0}, {b, 0}, {short_bias, 0}, {short_bias, 0}}).message(), HasSubstr("expected 2 or 3 inputs"));
 }
 
+// One Const used by two MatMuls with constant_weights: a * W and a * W^T (tied
+// weights). Both kernels ask the packed-weights cache for the same buffer and target
+// layout, from different plain layouts: each gets its own copy.
+TEST(MatMulFusedTest, OneConstReadPlainAndTransposedByTwoMatMuls) {
+  std::mt19937 rng(5);
+  const int64_t k = 64, m = 4;
+  Tensor w = Random<float>(Shape({k, k}), rng), av = Random<float>(Shape({m, k}), rng);
+  Graph g;
+  const Node* a = AddPlaceholder(g, "a", DType::kFloat32, Shape({m, k}));
+  const Node* wc = *g.AddNode({.name = "w", .op = "Const", .attrs = {{"value", w}}});
+  ASSERT_TRUE(g.AddNode({.name = "plain", .op = "MatMul", .inputs = {{a, 0}, {wc, 0}},
+                         .attrs = {{"constant_weights", true}}})
+                  .ok());
+  ASSERT_TRUE(g.AddNode({.name = "transposed", .op = "MatMul", .inputs = {{a, 0}, {wc, 0}},
+                         .attrs = {{"transpose_b", true}, {"constant_weights", true}}})
+                  .ok());
+  auto out = RunGraph(g, {{"a", av}}, {"plain", "transposed"});
+  ASSERT_TRUE(out.ok()) << out.status();
+  std::vector<double> want_plain(m * k), want_t(m * k);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      double p = 0, t = 0;
+      for (int64_t q = 0; q < k; ++q) {
+        p += double(av.data<float>()[i * k + q]) * w.data<float>()[q * k + j];
+        t += double(av.data<float>()[i * k + q]) * w.data<float>()[j * k + q];
+      }
+      want_plain[i * k + j] = p;
+      want_t[i * k + j] = t;
+    }
+  {
+    SCOPED_TRACE("a * W");
+    ExpectClose((*out)[0], want_plain, 1e-4, 1e-4);
+  }
+  {
+    SCOPED_TRACE("a * W^T");
+    ExpectClose((*out)[1], want_t, 1e-4, 1e-4);
+  }
+}
+
 }  // namespace
 }  // namespace graphd::executor::test

@@ -4,8 +4,11 @@
 // loaded box).
 #include "executor/cpu/matmul_helper.h"
 
+#include <immintrin.h>
+
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <stdexcept>
 #include <thread>
 
@@ -66,6 +69,38 @@ TEST(MatMulHelperTest, AHelperFoundAsleepStartsNoBackOff) {
     ASSERT_EQ(HelperBackOffForTesting(), 0) << "pair " << i << (elsewhere ? " (the helper's)" : " (the caller's)");
   }
   EXPECT_GT(helped, 0) << "the helper never took an offered half";
+}
+
+// An exception from the caller's own half (RunBlock: a dnnl::error or bad_alloc, which
+// GuardedKernel turns into a status while the server carries on) still waits for the
+// helper's half, which refers to the caller's frame (the offer, the kernel's tensors).
+TEST(MatMulHelperTest, AnExceptionFromTheCallersHalfWaitsForTheHelpersHalf) {
+  for (int i = 0; i < 100000 && HelperBackOffForTesting() > 0; ++i) RunPairWithHelper([] {}, [] {});
+  ASSERT_EQ(HelperBackOffForTesting(), 0);
+  std::atomic<bool> started{false}, throwing{false}, other_done{false};
+  // The helper's half outlasts the caller's by 20 ms after the caller's throws.
+  const std::function<void()> other = [&] {
+    started = true;
+    while (!throwing.load()) _mm_pause();
+    Busy(std::chrono::milliseconds(20));
+    other_done = true;
+  };
+  const std::function<void()> mine = [&] {
+    const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (!started.load() && std::chrono::steady_clock::now() < end) _mm_pause();
+    throwing = true;  // lets `other` finish, wherever it runs
+    if (started.load()) throw std::runtime_error("the caller's half failed");
+  };
+  bool threw = false, done_when_returned = false;
+  try {
+    RunPairWithHelper(mine, other, /*wake=*/true);
+  } catch (const std::runtime_error&) {
+    threw = true;
+    done_when_returned = other_done.load();
+  }
+  while (!other_done.load()) _mm_pause();
+  if (!threw) GTEST_SKIP() << "the helper did not take the offered half";
+  EXPECT_TRUE(done_when_returned) << "the exception reached the caller while the helper still ran the other half";
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // last holder or the source goes.
 #include "executor/cpu/packed_weights.h"
 
+#include <numeric>
 #include <vector>
 
 #include "executor/cpu/dnnl_util.h"
@@ -64,6 +65,26 @@ TEST(PackedWeightsTest, SourceTooSmallIsAnError) {
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("needs 64 bytes"), std::string::npos) << r.status();
+}
+
+// The same source and target layout requested from two plain layouts (row-major and
+// its transpose) are two copies, each reordered from its own.
+TEST(PackedWeightsTest, ThePlainLayoutIsPartOfTheKey) {
+  std::vector<float> v(12);
+  std::iota(v.begin(), v.end(), 0.f);
+  Tensor w = Tensor::FromVector<float>(Shape({3, 4}), v).value();  // also read as a [4, 3] transposed
+  using dnnl::memory;
+  // Logical [3, 4]: row-major (ab), or the buffer read as the transpose of a [4, 3] (strides {1, 3}).
+  memory::desc ab({3, 4}, memory::data_type::f32, memory::dims{4, 1});
+  memory::desc tr({3, 4}, memory::data_type::f32, memory::dims{1, 3});
+  memory::desc target({3, 4}, memory::data_type::f32, memory::format_tag::ab);
+  auto p1 = GetPackedWeights(w, ab, target);
+  auto p2 = GetPackedWeights(w, tr, target);
+  ASSERT_TRUE(p1.ok() && p2.ok());
+  const float* packed = static_cast<const float*>((*p2)->memory.get_data_handle());
+  // Element (r, c) of the transposed view is v[c * 3 + r].
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 4; ++c) EXPECT_EQ(packed[r * 4 + c], v[c * 3 + r]) << "(" << r << ", " << c << ")";
 }
 
 }  // namespace
