@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 
+#include "compiler/tracer/namedtuple.h"
 #include "compiler/tracer/repr.h"
 #include "compiler/tracer/tensor_value.h"
 #include "compiler/tracer/objects.h"
@@ -72,8 +73,12 @@ Status AddArg(const Value& v, SignatureKey& key, int depth) {
     case K::kTensor:
       if (!v.as_tensor()->symbolic()) {
         const Tensor& t = *v.as_tensor()->value;
-        key.AddTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
-        if (!top_level) AddTensorValue(t, key);  // traced as a constant: its value is the key
+        if (top_level) {
+          key.AddTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
+        } else {  // traced as a constant: its value is the key, its shape never generalised
+          key.AddConstTensor(t.dtype(), absl::MakeConstSpan(t.shape().dims()));
+          AddTensorValue(t, key);
+        }
         return absl::OkStatus();
       }
       break;
@@ -89,15 +94,39 @@ Status AddArg(const Value& v, SignatureKey& key, int depth) {
         key.AddInt(fn->serial);
         return absl::OkStatus();
       }
-      if (auto instance = v.object_as<tracer::InstanceObj>()) {
-        // By identity, as tf.function keys objects it cannot compare: the trace bakes
-        // in what the instance held then. (Not shared across sessions: ids differ.)
-        key.AddRaw("instance");
-        key.AddStr(instance->TypeName());
-        key.AddInt(static_cast<int64_t>(instance->id()));
+      if (auto method = v.object_as<tracer::BoundMethod>()) {  // its instance and function
+        key.AddRaw("method");
+        RETURN_IF_ERROR(AddArg(method->self(), key, depth + 1));
+        return AddArg(method->fn(), key, depth + 1);
+      }
+      if (auto tuple = v.object_as<tracer::NamedTupleObj>()) {  // its class and items, as a tuple's
+        key.AddRaw("namedtuple");
+        key.AddInt(static_cast<int64_t>(tuple->cls()->unique_id()));
+        const std::vector<Value>& items = *tuple->Items();
+        key.OpenContainer(SignatureKey::kTuple, static_cast<uint32_t>(items.size()));
+        for (const Value& e : items) RETURN_IF_ERROR(AddArg(e, key, depth + 1));
         return absl::OkStatus();
       }
-      break;
+      if (auto slice = v.object_as<tracer::SliceObj>()) {
+        key.AddRaw("slice");
+        for (const Value* part : {&slice->start, &slice->stop, &slice->step}) {
+          RETURN_IF_ERROR(AddArg(*part, key, depth + 1));
+        }
+        return absl::OkStatus();
+      }
+      // Values whose repr says exactly what they are.
+      if (v.object_as<tracer::DTypeObj>() || v.object_as<tracer::TensorSpecObj>() ||
+          v.object_as<tracer::RangeObj>()) {
+        break;
+      }
+      // Anything else by identity, as tf.function keys objects it cannot compare: the
+      // trace bakes in what the object held then (an instance's attributes), and reprs
+      // do not tell apart instances, classes of one name, or builtins bound to
+      // different objects (`v.read_value`). Not shared across sessions: ids differ.
+      key.AddRaw("object");
+      key.AddStr(v.as_object()->TypeName());
+      key.AddInt(static_cast<int64_t>(v.as_object()->unique_id()));
+      return absl::OkStatus();
     default:
       break;
   }

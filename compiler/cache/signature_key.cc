@@ -11,10 +11,12 @@ int64_t ReadInt(absl::string_view b, size_t at) {
   return v;
 }
 
-// The byte length of the item starting at `at` (kTensor: tag, dtype, rank, dims).
+// The byte length of the item starting at `at` (kTensor, kConstTensor: tag, dtype, rank,
+// dims).
 size_t ItemSize(absl::string_view b, size_t at) {
   switch (b[at]) {
-    case SignatureKey::kTensor: {
+    case SignatureKey::kTensor:
+    case SignatureKey::kConstTensor: {
       int64_t rank = ReadInt(b, at + 2);
       return 2 + 8 + 8 * static_cast<size_t>(rank < 0 ? 0 : rank);
     }
@@ -77,8 +79,8 @@ void SignatureKey::AppendLength(absl::string_view s) {
   bytes_.append(s.data(), s.size());
 }
 
-void SignatureKey::AddTensor(DType dtype, absl::Span<const int64_t> dims) {
-  bytes_.push_back(kTensor);
+void SignatureKey::AddTensorItem(Tag tag, DType dtype, absl::Span<const int64_t> dims) {
+  bytes_.push_back(tag);
   bytes_.push_back(static_cast<char>(static_cast<uint8_t>(dtype)));
   AppendInt(static_cast<int64_t>(dims.size()));
   for (int64_t d : dims) AppendInt(d);

@@ -32,6 +32,10 @@ class SignatureKey {
   // Item tags (the first byte of each item).
   enum Tag : char {
     kTensor = 'T',   // dtype, rank (-1: unknown), dims (-1: unknown)
+    // A tensor keyed by its value (traced as a constant): dtype, rank and dims as
+    // kTensor's, its value in the items after. Never generalised, and not among
+    // TensorShapes (a trace's shapes are those of its fed tensors).
+    kConstTensor = 'K',
     kInt = 'i',
     kFloat = 'f',
     kBool = 'b',
@@ -48,8 +52,13 @@ class SignatureKey {
   absl::string_view bytes() const { return bytes_; }
   bool empty() const { return bytes_.empty(); }
 
-  void AddTensor(DType dtype, absl::Span<const int64_t> dims);  // a fully known shape
+  void AddTensor(DType dtype, absl::Span<const int64_t> dims) {  // a fully known shape
+    AddTensorItem(kTensor, dtype, dims);
+  }
   void AddTensor(DType dtype, const PartialShape& shape);
+  void AddConstTensor(DType dtype, absl::Span<const int64_t> dims) {  // then its value
+    AddTensorItem(kConstTensor, dtype, dims);
+  }
   void AddInt(int64_t v);
   void AddFloat(double v);
   void AddBool(bool v);
@@ -67,11 +76,12 @@ class SignatureKey {
   // True when a function specialised on `general` also serves `call`: the same items,
   // each tensor of the same dtype with a shape `general`'s shape stands for.
   static bool Accepts(const SignatureKey& general, const SignatureKey& call);
-  // The tensor shapes of the key, in order (to trace or build for a generalised key).
+  // The shapes of its kTensor items, in order (to trace or build for a generalised key).
   std::vector<PartialShape> TensorShapes() const;
 
  private:
   void AppendInt(int64_t v) { bytes_.append(reinterpret_cast<const char*>(&v), sizeof(v)); }
+  void AddTensorItem(Tag tag, DType dtype, absl::Span<const int64_t> dims);
   void AppendLength(absl::string_view s);
 
   std::string bytes_;

@@ -49,6 +49,7 @@ class NamedTupleObj : public Object {
   std::shared_ptr<Object> WithItems(std::vector<Value> items) const override {
     return std::make_shared<NamedTupleObj>(cls_, std::move(items));
   }
+  const std::shared_ptr<NamedTupleClassObj>& cls() const { return cls_; }
 
  private:
   std::shared_ptr<NamedTupleClassObj> cls_;

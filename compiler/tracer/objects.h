@@ -152,6 +152,8 @@ class BoundMethod : public Object {
   BoundMethod(Value self, Value fn) : self_(std::move(self)), fn_(std::move(fn)) {}
   std::string TypeName() const override { return "method"; }
   StatusOr<Value> Call(Interpreter& interp, CallArgs& args) override;
+  const Value& self() const { return self_; }
+  const Value& fn() const { return fn_; }
 
  private:
   Value self_, fn_;
@@ -232,19 +234,10 @@ class InstanceObj : public Object {
   // For the cycle collector (cycles.h).
   const std::map<std::string, Value>& attrs() const { return attrs_; }
   std::map<std::string, Value> TakeAttrs() { return std::exchange(attrs_, {}); }
-  // Unique in the process, never reused: what a function cache key says for an
-  // instance passed as an argument (its repr does not tell two apart).
-  uint64_t id() const { return id_; }
 
  private:
-  static uint64_t NextId() {
-    static std::atomic<uint64_t> next{1};
-    return next.fetch_add(1, std::memory_order_relaxed);
-  }
-
   std::shared_ptr<ClassObj> cls_;
   std::map<std::string, Value> attrs_;
-  const uint64_t id_ = NextId();
 };
 
 // AutoGraph's marker for a name not bound yet (`ag__.Undefined('x')`). Loading it in

@@ -1,5 +1,7 @@
 #include "compiler/tracer/value.h"
 
+#include <atomic>
+
 #include "compiler/tracer/cycles.h"
 
 #include "absl/container/flat_hash_map.h"
@@ -231,6 +233,11 @@ StatusOr<Value> Object::Call(Interpreter&, CallArgs&) {
 }
 
 std::string Object::Repr() const { return "<" + TypeName() + " object>"; }
+
+uint64_t Object::NextUniqueId() {
+  static std::atomic<uint64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
 
 StatusOr<Value> Object::AsTensor(Interpreter&) {
   return PyError("TypeError", "'" + TypeName() + "' object is not a tensor");

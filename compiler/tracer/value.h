@@ -160,6 +160,14 @@ class Object : public std::enable_shared_from_this<Object> {
   // Default: the object itself, and nothing.
   virtual StatusOr<Value> Enter(Interpreter& interp);
   virtual Status Exit(Interpreter& interp, bool failed);
+
+  // Unique in the process and never reused (unlike an address): what a function cache
+  // key says for an object passed as an argument whose repr does not tell which it is.
+  uint64_t unique_id() const { return unique_id_; }
+
+ private:
+  static uint64_t NextUniqueId();
+  const uint64_t unique_id_ = NextUniqueId();
 };
 
 }  // namespace graphd::compiler::tracer

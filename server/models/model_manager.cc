@@ -5,6 +5,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "core/logging.h"
 #include "server/malloc_tuning.h"
 
@@ -95,6 +96,7 @@ Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
     if (!keep_on_error) {
       dropped.versions.swap(m.versions);
       m.files.clear();
+      m.config.reset();
     }
     return s;
   };
@@ -111,9 +113,13 @@ Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
   }
   std::map<int64_t, std::shared_ptr<const ServedModel>> versions;
   std::map<int64_t, VersionFile> files;
+  // Every version depends on the config (the function served, batching, inputs and
+  // outputs, the device): a changed config reloads them all.
   {
     absl::MutexLock lock(&mu_);
-    if (auto it = models_.find(name); it != models_.end()) {
+    if (auto it = models_.find(name);
+        it != models_.end() && it->second.config.has_value() &&
+        google::protobuf::util::MessageDifferencer::Equals(*it->second.config, read->config)) {
       for (const auto& [v, file] : read->versions) {
         auto old = it->second.files.find(v);
         if (old != it->second.files.end() && old->second.path == file.path && old->second.size == file.size &&
@@ -145,6 +151,7 @@ Status ModelManager::LoadModel(const std::string& name, bool keep_on_error) {
   Model& m = models_[name];
   m.versions.swap(versions);  // the versions dropped (now in `versions`) end when their requests do,
   m.files = std::move(files);
+  m.config = read->config;
   m.error.clear();
   lock.Release();  // and are destroyed here, after the lock
   return absl::OkStatus();

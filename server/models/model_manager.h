@@ -21,6 +21,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -88,9 +89,11 @@ class ModelManager {
   struct Model {
     std::map<int64_t, std::shared_ptr<const ServedModel>> versions;
     std::map<int64_t, VersionFile> files;  // what each loaded version was loaded from
+    std::optional<v1::ModelConfig> config;  // the config they were loaded with
     std::string error;  // the latest load's failure ("" : none)
   };
-  // Reads and loads `name` (the versions whose files changed or are new), then swaps
+  // Reads and loads `name` (the versions whose files changed or are new; all of them
+  // when its config changed), then swaps
   // the result in. With `keep_on_error`, a failure leaves the loaded versions serving.
   Status LoadModel(const std::string& name, bool keep_on_error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(load_mu_);
 
