@@ -291,7 +291,10 @@ class ConvNdKernel : public OpKernel {
           auto packed = GetPackedWeights(f, wei, made.weights);
           if (packed.ok()) made.packed = *std::move(packed);
         } else if (made.weights != wei) {
-          made.to_weights = dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), wei, Engine(), made.weights));
+          // With a user scratchpad (RunPrimitive gives each thread its own): one cached
+          // reorder may run on several threads at once.
+          made.to_weights =
+              dnnl::reorder(dnnl::reorder::primitive_desc(Engine(), wei, Engine(), made.weights, PrimitiveAttr()));
         }
         return made;
       });
