@@ -34,8 +34,15 @@ struct ResizeAttrs {
 };
 
 // ONNX's coordinate_transformation_mode: the input coordinate of output coordinate o.
+// length_resized is scale * in, a fraction when the product is not whole (3 x 1.5), as
+// ONNX's reference implementation has it and its backend test data (e.g.
+// test_resize_downsample_scales_linear_align_corners) expect; the operator's author
+// called that intended (onnx/onnx#2462: converters make their scales fit). ONNX
+// Runtime and the operator's prose use the whole output length instead, so
+// align_corners, pytorch_half_pixel and tf_crop_and_resize with such scales give other
+// values there (with `sizes`, or whole products, all agree).
 double InputCoordinate(const ResizeAttrs& a, int axis, int64_t o, int64_t in, double scale) {
-  const double out_width = scale * static_cast<double>(in);  // as ONNX's reference
+  const double out_width = scale * static_cast<double>(in);
   const double x = static_cast<double>(o);
   if (a.ctm == "align_corners") return out_width == 1 ? 0 : x * (in - 1) / (out_width - 1);
   if (a.ctm == "asymmetric") return x / scale;
