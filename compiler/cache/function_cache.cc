@@ -41,8 +41,11 @@ void FunctionCache::EraseSlot(std::list<Slot>::iterator it) {
   stats_.entries = static_cast<int64_t>(lru_.size());
 }
 
-void FunctionCache::Insert(Key key, Ref value, uint64_t owner) {
-  if (auto it = index_.find(key); it != index_.end()) EraseSlot(it->second);  // made meanwhile
+void FunctionCache::Insert(Key key, Ref value, uint64_t owner, std::vector<Ref>& dropped) {
+  if (auto it = index_.find(key); it != index_.end()) {  // made meanwhile
+    dropped.push_back(it->second->value);
+    EraseSlot(it->second);
+  }
   // The key counts too: a signature carries the call's Python values.
   const int64_t bytes = value->bytes + static_cast<int64_t>(key.signature.size());
   stats_.bytes += bytes;
@@ -50,6 +53,7 @@ void FunctionCache::Insert(Key key, Ref value, uint64_t owner) {
   index_.emplace(std::move(key), lru_.begin());
   stats_.entries = static_cast<int64_t>(lru_.size());
   while (lru_.size() > 1 && (lru_.size() > options_.max_entries || stats_.bytes > options_.max_bytes)) {
+    dropped.push_back(std::prev(lru_.end())->value);
     EraseSlot(std::prev(lru_.end()));
     ++stats_.evictions;
   }
@@ -125,10 +129,13 @@ StatusOr<FunctionCache::Ref> FunctionCache::GetOrCompile(const Fingerprint& cont
       result = CallerSpecific(result.status());
     }
     {
+      // Entries evicted here are released after the lock: the last reference to a
+      // function frees its plan, kernels and weights, which other lookups need not wait for.
+      std::vector<Ref> dropped;
       absl::MutexLock lock(&mu_);
       flights_.erase(KeyView{content, signature});
       if (result.ok() && (owner == 0 || owners_.contains(owner))) {
-        Insert(Key{content, std::string(signature)}, *result, owner);
+        Insert(Key{content, std::string(signature)}, *result, owner, dropped);
       }
     }
     {

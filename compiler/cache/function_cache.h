@@ -24,6 +24,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
@@ -131,7 +132,9 @@ class FunctionCache {
     StatusOr<Ref> result ABSL_GUARDED_BY(mu) = Ref();
     std::thread::id producer;
   };
-  void Insert(Key key, Ref value, uint64_t owner) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Adds `value`, evicting past the bounds; what it evicts goes to `dropped`, for the
+  // caller to release after the lock.
+  void Insert(Key key, Ref value, uint64_t owner, std::vector<Ref>& dropped) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void EraseSlot(std::list<Slot>::iterator it) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const FunctionCacheOptions options_;

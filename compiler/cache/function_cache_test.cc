@@ -72,6 +72,28 @@ TEST(FunctionCacheTest, BoundedByEntriesLeastRecentlyUsedFirst) {
   EXPECT_EQ(cache.stats().entries, 2);
 }
 
+// A function that a compile evicts is released after the cache's lock: its
+// destruction (a plan, kernels, weights) may take long, and may reach the cache.
+TEST(FunctionCacheTest, AnEvictedFunctionIsReleasedAfterTheLock) {
+  struct CallsTheCache : FrontEndData {
+    FunctionCache* cache = nullptr;
+    int64_t* seen = nullptr;
+    ~CallsTheCache() override { *seen = cache->stats().entries; }  // takes the lock
+  };
+  FunctionCache cache({.max_entries = 1});
+  int64_t seen = -1;
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "a", [&]() -> StatusOr<std::shared_ptr<CompiledFunction>> {
+    auto f = Made();
+    auto front_end = std::make_shared<CallsTheCache>();
+    front_end->cache = &cache;
+    front_end->seen = &seen;
+    f->front_end = std::move(front_end);
+    return f;
+  }).ok());  // the result is dropped here: only the cache holds it
+  ASSERT_TRUE(cache.GetOrCompile(Content("m"), "b", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made()); }).ok());
+  EXPECT_EQ(seen, 1);  // destroyed, after the lock, with "b" in the cache
+}
+
 TEST(FunctionCacheTest, BoundedByBytesButKeepsTheEntryJustMade) {
   FunctionCache cache({.max_entries = 100, .max_bytes = 1000});
   ASSERT_TRUE(cache.GetOrCompile(Content("m"), "a", [] { return StatusOr<std::shared_ptr<CompiledFunction>>(Made(600)); }).ok());
