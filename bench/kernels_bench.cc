@@ -284,7 +284,7 @@ BENCHMARK(BM_Softmax)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
 
 // Means over part of the axes: NHWC's H and W (Keras' global average pool, arg 0),
 // NCHW's (1), a row's (2), and a leading axis (3). 0 and 3 run graphd's loops
-// (reduction_kernels.cc SumMiddle), 1 and 2 oneDNN's reduction.
+// (reduce_block.h SumMiddle), 1 and 2 oneDNN's reduction.
 void BM_MeanAxes(benchmark::State& state) {
   switch (state.range(0)) {
     case 0: return RunOp(state, "Mean", {Shape({1, 56, 56, 256})}, 0, {{"axis", IntList{1, 2}}, {"keep_dims", true}});
@@ -296,7 +296,7 @@ void BM_MeanAxes(benchmark::State& state) {
 BENCHMARK(BM_MeanAxes)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
 // Max over the same axes as BM_MeanAxes (0-3) and a long row (4: [1, 2^20] over axis 1).
-// Arg 1 = 0: graphd's kernel (reduce_min_max.h: NaNs propagate, as in TensorFlow);
+// Arg 1 = 0: graphd's kernel (reduce_block.h: NaNs propagate, as in TensorFlow);
 // 1: oneDNN 2.6's reduction_max on the same data (which drops NaNs), for comparison.
 void BM_MaxAxes(benchmark::State& state) {
   static const std::vector<std::pair<Shape, IntList>> kCases = {

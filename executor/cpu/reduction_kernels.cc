@@ -1,11 +1,10 @@
 // Sum, Mean, Max, Min, Prod (numbers) and Any, All (bools) over a set of axes (attr
 // `axis`, int or list, absent = all), with keep_dims; SumToShapeOf (axes from the
-// run's shapes). float32 sums and means over one block of axes followed by kept ones
-// run SumMiddle (oneDNN 2.6 has only its reference reduction there), float32 maxima
-// and minima over one block of axes MinMaxMiddle (reduce_min_max.h: a NaN gives NaN,
-// as in TensorFlow; never oneDNN's, which drop NaNs); other float32 reductions
-// oneDNN's reduction when large enough; a strided loop otherwise (NaN-propagating
-// maxima and minima too).
+// run's shapes). float32 reductions over one block of axes run reduce_block.h's loops
+// (sums and means with kept axes after it: oneDNN 2.6 has only its reference
+// reduction there; maxima and minima always: a NaN gives NaN, as in TensorFlow, which
+// oneDNN's do not); other float32 reductions oneDNN's reduction when large enough; a
+// strided loop otherwise (NaN-propagating maxima and minima too).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -15,7 +14,7 @@
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/nan_min_max.h"
-#include "executor/cpu/reduce_min_max.h"
+#include "executor/cpu/reduce_block.h"
 #include "executor/cpu/wrap_math.h"
 
 namespace graphd::executor::cpu {
@@ -23,44 +22,6 @@ namespace {
 
 enum class Reduce { kSum, kMean, kMax, kMin, kProd, kAny, kAll };
 constexpr int64_t kDnnlMinElements = 4096;
-// Columns per task of SumMiddle, and the values from which its tasks go to the team.
-constexpr int64_t kMiddleColumns = 64;
-constexpr int64_t kMiddleParallelValues = 65536;
-
-// out[o, j] = sum over r of x[o, r, j] (x [outer, rows, inner]) for columns [j0, j1) of
-// one o, in double, times `scale`. The loop over j vectorises (one sum per column).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void SumMiddleColumns(const float* x, int64_t rows, int64_t inner, int64_t j0, int64_t j1, double scale,
-                      float* out) {
-  double acc[kMiddleColumns] = {};
-  const int64_t w = j1 - j0;
-  for (int64_t r = 0; r < rows; ++r) {
-    const float* row = x + r * inner + j0;
-    for (int64_t j = 0; j < w; ++j) acc[j] += static_cast<double>(row[j]);
-  }
-  for (int64_t j = 0; j < w; ++j) out[j0 + j] = static_cast<float>(acc[j] * scale);
-}
-
-// A float32 sum or mean over one block of consecutive axes that is not the last:
-// [outer, rows, inner] -> [outer, inner] (Keras' global average pool over NHWC's H and
-// W, a mean over a leading axis). oneDNN 2.6 has only its reference reduction for
-// these (`kernels_bench BM_MeanAxes/0`, [1, 56, 56, 256] over H and W: 6.3 ms there, 70 us here).
-void SumMiddle(const float* x, int64_t outer, int64_t rows, int64_t inner, double scale, float* out) {
-  const int64_t blocks = (inner + kMiddleColumns - 1) / kMiddleColumns;
-  const int64_t tasks = outer * blocks;
-  auto task = [&](int64_t t) {
-    const int64_t o = t / blocks, b = t % blocks;
-    SumMiddleColumns(x + o * rows * inner, rows, inner, b * kMiddleColumns,
-                     std::min(inner, (b + 1) * kMiddleColumns), scale, out + o * inner);
-  };
-  const int threads = TeamThreads();
-  if (threads > 1 && tasks > 1 && outer * rows * inner >= kMiddleParallelValues) {
-#pragma omp parallel for num_threads(threads) schedule(static)
-    for (int64_t t = 0; t < tasks; ++t) task(t);
-    return;
-  }
-  for (int64_t t = 0; t < tasks; ++t) task(t);
-}
 
 class ReductionKernel : public OpKernel {
  public:
@@ -105,7 +66,7 @@ class ReductionKernel : public OpKernel {
         return absl::OkStatus();
       }
     }
-    // Never oneDNN's max or min: they drop NaNs (reduce_min_max.h).
+    // Never oneDNN's max or min: they drop NaNs (reduce_block.h).
     if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && shrinks && !min_max &&
         RunDnnl(x, kept_dims, *out)) {
       return absl::OkStatus();

@@ -93,8 +93,8 @@ class ModelManager {
     std::string error;  // the latest load's failure ("" : none)
   };
   // Reads and loads `name` (the versions whose files changed or are new; all of them
-  // when its config changed), then swaps
-  // the result in. With `keep_on_error`, a failure leaves the loaded versions serving.
+  // when its config changed), then swaps the result in. With `keep_on_error`, a
+  // failure leaves the loaded versions serving.
   Status LoadModel(const std::string& name, bool keep_on_error) ABSL_EXCLUSIVE_LOCKS_REQUIRED(load_mu_);
 
   const ModelManagerOptions options_;

@@ -12,6 +12,19 @@ from graphd.kserve import grpc_service_pb2 as pb
 from graphd.kserve import grpc_service_pb2_grpc as pb_grpc
 
 
+# A module's first lines: a class whose instances scale by their own k.
+_PRELUDE = '''
+import collections
+import tensorflow as tf
+
+class A:
+  def __init__(self, k):
+    self.k = k
+  def scale(self, x):
+    return x * self.k
+'''
+
+
 def _values(outputs):
     return [np.asarray(o).tolist() for o in outputs]
 
@@ -23,16 +36,7 @@ def _values(outputs):
 # float16 tensor's values as "?" and a tensor of more than 1000 values only by its
 # edges. Now: methods by instance and function, namedtuples by class and items, other
 # objects by identity.
-REPR_SRC = '''
-import collections
-import tensorflow as tf
-
-class A:
-  def __init__(self, k):
-    self.k = k
-  def scale(self, x):
-    return x * self.k
-
+REPR_SRC = _PRELUDE + '''
 a = A(2.0)
 b = A(3.0)
 
@@ -208,16 +212,7 @@ def test_a_reload_after_a_config_change_serves_the_new_config(tmp_path, start_se
 
 # The same objects (a method of one instance, a module-level builtin, one class, a
 # namedtuple of equal values) key one trace, however often they are passed.
-SAME_SRC = '''
-import collections
-import tensorflow as tf
-
-class A:
-  def __init__(self, k):
-    self.k = k
-  def scale(self, x):
-    return x * self.k
-
+SAME_SRC = _PRELUDE + '''
 a = A(2.0)
 P = collections.namedtuple("P", ["t"])
 
