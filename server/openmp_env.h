@@ -1,13 +1,14 @@
 // How oneDNN's OpenMP threads wait between parallel regions (libgomp).
 //
-// Why: every server worker that runs a oneDNN primitive owns an OpenMP team. Once
-// more team threads exist than cores, libgomp cuts its spin-wait before sleeping
-// from ~300000 to 1000 iterations, so a team's helper threads fall asleep between
-// two convolutions of one call and each parallel region pays a futex wake-up (tens
-// of microseconds on a VM). MobileNetV2 batch 1 ran 8-10 ms that way against 5-6 ms
-// with the helpers spinning briefly (bench/README.md). libgomp reads its settings
-// once, when it loads (before main), so the server sets them and re-executes itself
-// once at start.
+// Why: between two parallel regions of a call, the OpenMP team's helper threads wait
+// for the next one, spinning GOMP_SPINCOUNT iterations before they sleep; a sleeping
+// helper costs the next region a futex wake-up (tens of microseconds on a VM).
+// MobileNetV2 batch 1 ran 8-10 ms with them asleep against 5-6 ms with them spinning
+// (bench/README.md). The spin count only holds while libgomp's pools have no more
+// threads than the process has cores (past that, libgomp spins 1000 iterations at
+// most), which is why the server keeps a single team (executor/cpu/team.h). libgomp
+// reads its settings once, when it loads (before main), so the server sets them and
+// re-executes itself once at start.
 //
 // Settings: unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is already in the environment
 // (the user's choice wins), OMP_WAIT_POLICY=active and GOMP_SPINCOUNT=kSpinCount

@@ -13,7 +13,7 @@
 #include "core/graph/ir_text.h"
 #include "core/logging.h"
 #include "executor/cpu/cpu_device.h"
-#include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/team.h"
 #include "executor/gpu/gpu_probe.h"
 #include "executor/gpu/gpu_support.h"
 #include "executor/testing/fake_accelerator.h"
@@ -73,7 +73,14 @@ std::unique_ptr<const compiler::passes::Pipeline> MakePasses(const ServerOptions
 GraphdServer::GraphdServer(ServerOptions options)
     : options_(std::move(options)),
       device_(std::make_unique<executor::cpu::CpuDevice>()),
-      pool_(std::make_unique<executor::ThreadPool>(WorkerThreads(options_))),
+      // Worker 0 gets the one OpenMP team while no other task runs, every other task one
+      // thread (executor/cpu/team.h: more teams cut libgomp's spin to ~10 us).
+      pool_(std::make_unique<executor::ThreadPool>(
+          WorkerThreads(options_),
+          [this](bool lead, const std::function<void()>& task) {
+            executor::cpu::TeamScope team(lead, [this] { return pool_->running() <= 1; });
+            task();
+          })),
       evaluator_(*device_),
       passes_(MakePasses(options_, evaluator_)),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,
@@ -242,7 +249,8 @@ Status GraphdServer::Start() {
   const int64_t buffer_cache = memory_limit > 0 ? std::min(options_.buffer_cache_mb << 20, memory_limit / 8)
                                                 : options_.buffer_cache_mb << 20;
   SetBufferCacheCapacity(buffer_cache);
-  executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // oneDNN's OpenMP teams
+  executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // the size of the OpenMP team
+  executor::cpu::SetSingleTeam(true);
   RETURN_IF_ERROR(tenancy::CheckExposure({{"--listen", options_.listen},
                                           {"--http-listen", options_.http_listen},
                                           {"--metrics-listen", options_.metrics_listen}},

@@ -1,6 +1,5 @@
 #include "executor/cpu/channel_interleave.h"
 
-#include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -89,7 +88,7 @@ bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
   uint32_t* out = static_cast<uint32_t*>(dst.raw_data());
   const int64_t items_per_plane = (positions + kPositionsPerItem - 1) / kPositionsPerItem;
   const int64_t items = batch * items_per_plane;
-  const int threads = IntraOpThreads();
+  const int threads = TeamThreads();
   const auto run = [&](int64_t item) {
     const int64_t p = item / items_per_plane, i0 = item % items_per_plane * kPositionsPerItem;
     ShuffleChannels(channels, interleave, in + p * plane, positions, i0, std::min(positions, i0 + kPositionsPerItem),
@@ -99,7 +98,7 @@ bool CopyChannelInterleave(const Tensor& src, Tensor& dst, const Box& box) {
     for (int64_t item = 0; item < items; ++item) run(item);
     return true;
   }
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t item = 0; item < items; ++item) run(item);
   return true;
 }

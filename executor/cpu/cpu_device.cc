@@ -6,6 +6,7 @@
 
 #include "dnnl.hpp"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/team.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -16,6 +17,7 @@ class GuardedKernel : public OpKernel {
  public:
   explicit GuardedKernel(std::unique_ptr<OpKernel> inner) : inner_(std::move(inner)) {}
   Status Compute(KernelContext& ctx) override {
+    ApplyIntraOpThreads();  // oneDNN's regions and sgemm ask the thread's OpenMP default
     try {
       return inner_->Compute(ctx);
     } catch (const std::exception& e) {
@@ -54,6 +56,7 @@ StatusOr<std::unique_ptr<OpKernel>> CpuDevice::CreateKernel(const Node& node) co
                                            DTypeName(KernelRegistry::KeyDType(node)))),
         node.name());
   }
+  ApplyIntraOpThreads();
   try {
     ASSIGN_OR_RETURN(std::unique_ptr<OpKernel> kernel, (*factory)(node));
     return std::unique_ptr<OpKernel>(std::make_unique<GuardedKernel>(std::move(kernel)));

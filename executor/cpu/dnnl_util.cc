@@ -2,7 +2,6 @@
 
 #include <omp.h>
 
-#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <new>
@@ -34,30 +33,6 @@ dnnl::memory::desc PlainDesc(const dnnl::memory::dims& dims) {
 
 dnnl::memory Wrap(const dnnl::memory::desc& desc, const Tensor& t) {
   return dnnl::memory(desc, Engine(), t.raw_data());
-}
-
-namespace {
-std::atomic<int> intra_op_threads{0};
-
-// Applies IntraOpThreads to the calling thread's OpenMP settings (a per-thread value
-// in libgomp: threads not started by OpenMP begin with the process default) when it
-// changed since this thread last looked.
-void ApplyIntraOpThreads() {
-  thread_local int applied = 0;
-  thread_local const int original = omp_get_max_threads();
-  const int want = intra_op_threads.load(std::memory_order_relaxed);
-  if (want == applied) return;
-  omp_set_num_threads(want > 0 ? want : original);
-  applied = want;
-}
-}  // namespace
-
-void SetIntraOpThreads(int threads) { intra_op_threads.store(threads > 0 ? threads : 0); }
-int IntraOpThreads() { return intra_op_threads.load(); }
-
-int TeamThreads() {
-  const int threads = IntraOpThreads();
-  return threads > 0 ? threads : omp_get_max_threads();
 }
 
 const dnnl::primitive_attr& PrimitiveAttr() {

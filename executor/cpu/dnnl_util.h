@@ -3,6 +3,8 @@
 #ifndef GRAPHD_EXECUTOR_CPU_DNNL_UTIL_H_
 #define GRAPHD_EXECUTOR_CPU_DNNL_UTIL_H_
 
+#include <omp.h>
+
 #include <list>
 #include <unordered_map>
 #include <utility>
@@ -11,6 +13,7 @@
 #include "absl/synchronization/mutex.h"
 #include "core/tensor.h"
 #include "dnnl.hpp"
+#include "executor/cpu/team.h"  // the team sizes every kernel asks for
 
 namespace graphd::executor::cpu {
 
@@ -51,16 +54,6 @@ class OneThreadScope {
   int saved_;
 };
 
-// Threads one oneDNN primitive may use (its OpenMP team), for every thread that runs
-// primitives from now on; 0 (the default) leaves the OpenMP default (all cores, or
-// OMP_NUM_THREADS). The server sets it from --cpu-threads so that one run does not
-// use more cores than configured.
-void SetIntraOpThreads(int threads);
-int IntraOpThreads();
-// The threads a parallel region of the kernels' own loops asks for: IntraOpThreads, or
-// OpenMP's default when that is 0.
-int TeamThreads();
-
 // Whether oneDNN chose its reference implementation ("ref:any"): a plain C++ loop,
 // 100-1000x slower than its JIT kernels or graphd's own loops (a broadcast Sub of 576K
 // values: 42 ms). Callers that have loops of their own use them instead.
@@ -70,8 +63,10 @@ inline bool IsReference(const dnnl::primitive_desc_base& pd) {
 }
 
 // Primitives keyed by input dims, created on first use of a shape and reused after.
-// Bounded: the least recently used entry goes when `capacity` is reached.
-// Thread-safe.
+// oneDNN fixes a convolution's or product's thread count when it is made, so a key
+// holds one primitive per OpenMP team size of the threads that ran it (team.h: the
+// leading thread and the others differ in single-team mode). Bounded: the least
+// recently used entry goes when `capacity` is reached. Thread-safe.
 template <typename Prim>
 class PrimitiveCache {
  public:
@@ -80,23 +75,30 @@ class PrimitiveCache {
 
   template <typename MakeFn>
   Prim Get(const Key& key, MakeFn make) {
+    ApplyIntraOpThreads();
+    const int team = omp_get_max_threads();
     absl::MutexLock lock(&mu_);
     for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-      if (it->first == key) {
+      if (it->team == team && it->key == key) {
         entries_.splice(entries_.begin(), entries_, it);
-        return it->second;
+        return it->prim;
       }
     }
     Prim prim = make();
-    entries_.emplace_front(key, prim);
+    entries_.push_front(Entry{key, team, prim});
     if (entries_.size() > capacity_) entries_.pop_back();
     return prim;
   }
 
  private:
+  struct Entry {
+    Key key;
+    int team;
+    Prim prim;
+  };
   size_t capacity_;
   absl::Mutex mu_;
-  std::list<std::pair<Key, Prim>> entries_ ABSL_GUARDED_BY(mu_);
+  std::list<Entry> entries_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace graphd::executor::cpu

@@ -149,7 +149,7 @@ class MatMulKernel : public OpKernel {
   };
 
   // A block's shape: rows, k, cols, packed, first column, output width.
-  using Key = std::array<int64_t, 6>;
+  using Key = std::array<int64_t, 7>;  // + the team size: oneDNN fixes it at creation
   // One block shape's primitive, descriptors and, for constant weights, b's block in
   // the primitive's layout.
   struct Prepared {
@@ -167,7 +167,7 @@ class MatMulKernel : public OpKernel {
     const int64_t macs = m * k * n;
     static const bool multi_core = std::thread::hardware_concurrency() > 1;
     const Block all{.row = 0, .rows = m, .col = 0, .cols = n};
-    if (macs >= kOneThreadMacs || !multi_core || IntraOpThreads() == 1) return RunBlock(a, b, bias, out, all, k, n, packed);
+    if (macs >= kOneThreadMacs || !multi_core || TeamThreads() == 1) return RunBlock(a, b, bias, out, all, k, n, packed);
     if (m >= 2 && m <= kColumnSplitRows && k * n >= kColumnSplitWeights && n >= 2 * kColumnAlign) {
       const int64_t n0 = (n / 2 + kColumnAlign - 1) / kColumnAlign * kColumnAlign;
       const Block second{.row = 0, .rows = m, .col = n0, .cols = n - n0};
@@ -222,7 +222,8 @@ class MatMulKernel : public OpKernel {
   // One block of the product (all rows when a is transposed); n is the output's width.
   Status RunBlock(const Tensor& a, const Tensor& b, const Tensor* bias, Tensor& out, const Block& block,
                   int64_t k, int64_t n, bool packed) {
-    const Key key{block.rows, k, block.cols, packed ? 1 : 0, block.col, n};
+    const bool small = block.rows * k * block.cols < kOneThreadMacs;
+    const Key key{block.rows, k, block.cols, packed ? 1 : 0, block.col, n, small ? 1 : omp_get_max_threads()};
     std::shared_ptr<Prepared> p;
     std::unique_ptr<Args> args;
     {
@@ -242,7 +243,7 @@ class MatMulKernel : public OpKernel {
       // Creation fixed the primitive's own thread count, but parts of its execution
       // (oneDNN's parallel(0, ...)) ask for the thread's current count: a small
       // product must not wake an OpenMP team there either.
-      OneThreadScope one_thread(block.rows * k * block.cols < kOneThreadMacs);
+      OneThreadScope one_thread(small);
       p->prim.execute(ThreadStream(), args->map);
       ThreadStream().wait();
     }
@@ -275,7 +276,7 @@ class MatMulKernel : public OpKernel {
     for (const std::shared_ptr<Prepared>& e : cache_) {
       if (e->key == key) return e;
     }
-    const auto [m, k, cols, packed, col, n] = key;
+    const auto [m, k, cols, packed, col, n, team] = key;
     using dt = dnnl::memory::data_type;
     auto p = std::make_shared<Prepared>();
     p->key = key;
@@ -285,7 +286,7 @@ class MatMulKernel : public OpKernel {
     if (o_.has_bias) p->biasd = dnnl::memory::desc({1, cols}, dt::f32, dnnl::memory::dims{cols, 1});
     dnnl::memory::desc wd = packed ? dnnl::memory::desc({k, cols}, dt::f32, dnnl::memory::format_tag::any) : p->bd;
     // oneDNN fixes a primitive's thread count when it is created.
-    OneThreadScope one_thread(m * k * cols < kOneThreadMacs);
+    OneThreadScope one_thread(team == 1);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(p->ad, wd, p->biasd, p->od), attr_, Engine());
     p->prim = dnnl::matmul(pd);
     p->scratchpad = pd.scratchpad_desc();

@@ -81,6 +81,7 @@ StatusOr<std::shared_ptr<const PackedWeights>> GetPackedWeights(const Tensor& so
   packed->memory = dnnl::memory(target, Engine());  // owns its storage
   dnnl::memory src = Wrap(plain, source);
   src.set_data_handle(static_cast<char*>(src.get_data_handle()) + offset_bytes);
+  ApplyIntraOpThreads();
   dnnl::reorder(src, packed->memory).execute(ThreadStream(), src, packed->memory);
   ThreadStream().wait();
   list.push_back(packed);

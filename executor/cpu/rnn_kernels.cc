@@ -4,7 +4,6 @@
 // gates row by row. A row whose sequence has ended keeps its state and writes zeros.
 // Reverse directions walk each sequence from its own last step. A float32 LSTM with
 // default activations and a small batch runs its recurrence on lstm_sequence.h's team.
-#include <omp.h>
 
 #include <algorithm>
 #include <memory>
@@ -56,11 +55,8 @@ bool DefaultLstm(const RnnConfig& cfg, const RnnActivation* act) {
          act[2].kind() == K::kTanh;
 }
 
-// The threads a recurrence may use: the server's intra-op setting, else OpenMP's.
-int RecurrenceThreads() {
-  const int configured = IntraOpThreads();
-  return configured > 0 ? configured : omp_get_max_threads();
-}
+// The threads a recurrence may use: the calling thread's team (team.h).
+int RecurrenceThreads() { return TeamThreads(); }
 
 template <typename T>
 Status RunDirection(KernelContext& ctx, const RnnConfig& cfg, const DirectionRun<T>& run, int64_t steps,

@@ -1,6 +1,5 @@
 #include "executor/cpu/row_broadcast.h"
 
-#include <omp.h>
 
 #include <algorithm>
 
@@ -58,13 +57,13 @@ bool RowBroadcastF32(BinaryOp op, const Tensor& a, const Tensor& b, Tensor& out)
   const float* m = row_first ? b.data<float>() : a.data<float>();
   const float* row = row_first ? a.data<float>() : b.data<float>();
   float* po = out.data<float>();
-  const int threads = IntraOpThreads();
+  const int threads = TeamThreads();
   if (rows * cols < kOneThreadElements || rows < 2 * kRowsPerItem || threads == 1) {
     RunRows(op, row_first, m, row, po, 0, rows, cols);
     return true;
   }
   const int64_t items = (rows + kRowsPerItem - 1) / kRowsPerItem;
-#pragma omp parallel for schedule(static) num_threads(threads > 0 ? threads : omp_get_max_threads())
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t i = 0; i < items; ++i) {
     RunRows(op, row_first, m, row, po, i * kRowsPerItem, std::min(rows, (i + 1) * kRowsPerItem), cols);
   }

@@ -1,11 +1,14 @@
 #include "executor/runtime/thread_pool.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace graphd::executor {
 
-ThreadPool::ThreadPool(int num_threads)
-    : num_threads_(num_threads < 1 ? 1 : num_threads), signaled_(std::make_unique<bool[]>(num_threads_)) {
+ThreadPool::ThreadPool(int num_threads, Runner runner)
+    : num_threads_(num_threads < 1 ? 1 : num_threads),
+      runner_(std::move(runner)),
+      signaled_(std::make_unique<bool[]>(num_threads_)) {
   threads_.reserve(num_threads_);
   for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
 }
@@ -22,8 +25,11 @@ ThreadPool::~ThreadPool() {
 
 void ThreadPool::WakeOne() {
   if (idle_.empty() || queued_ == 0 || running_ >= num_threads_) return;
-  signaled_[idle_.back()] = true;  // the worker that went idle last
-  idle_.pop_back();
+  // Worker 0 when idle, else the worker that went idle last.
+  auto it = std::find(idle_.begin(), idle_.end(), 0);
+  if (it == idle_.end()) it = idle_.end() - 1;
+  signaled_[*it] = true;
+  idle_.erase(it);
 }
 
 void ThreadPool::Schedule(uint64_t flow, int64_t weight, std::function<void()> fn) {
@@ -66,13 +72,23 @@ bool ThreadPool::TryBeginInline() {
   absl::MutexLock lock(&mu_);
   if (stopping_ || queued_ > 0 || running_ >= num_threads_) return false;
   ++running_;
+  running_now_.store(running_, std::memory_order_relaxed);
   return true;
 }
 
 void ThreadPool::EndInline() {
   absl::MutexLock lock(&mu_);
   --running_;
+  running_now_.store(running_, std::memory_order_relaxed);
   WakeOne();
+}
+
+void ThreadPool::RunInline(const std::function<void()>& task) const {
+  if (runner_) {
+    runner_(false, task);
+  } else {
+    task();
+  }
 }
 
 void ThreadPool::WorkerLoop(int id) {
@@ -82,11 +98,17 @@ void ThreadPool::WorkerLoop(int id) {
     if (queued_ > 0 && running_ < num_threads_) {
       std::function<void()> fn = TakeNext();
       ++running_;
+      running_now_.store(running_, std::memory_order_relaxed);
       mu_.Unlock();
-      fn();
+      if (runner_) {
+        runner_(id == 0, fn);
+      } else {
+        fn();
+      }
       fn = nullptr;  // the task's captures go before the lock is taken again
       mu_.Lock();
       --running_;
+      running_now_.store(running_, std::memory_order_relaxed);
       continue;
     }
     if (stopping_ && queued_ == 0) return;

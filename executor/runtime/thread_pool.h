@@ -14,13 +14,16 @@
 // to a worker (a wake-up of tens of microseconds) while the pool's concurrency limit
 // and the order of queued work stay as they are.
 //
-// Work goes to the worker that went idle last (a stack, not a queue of sleepers): one
-// stream of calls keeps landing on the same thread, whose OpenMP team (oneDNN's
-// threads, created per calling thread) is still awake, instead of waking another
-// worker's sleeping team while the last one's threads spin on the same cores.
+// Work goes to worker 0 when it is idle, else to the worker that went idle last (a
+// stack, not a queue of sleepers): one stream of calls keeps landing on the same
+// thread, whose OpenMP team (oneDNN's threads, kept per calling thread) is still
+// awake. Tasks run through a runner given at construction, told whether the task is
+// on worker 0 (the server gives worker 0 the one OpenMP team while no other task runs,
+// executor/cpu/team.h, and runs everything else on one thread each).
 #ifndef GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -36,7 +39,12 @@ namespace graphd::executor {
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int num_threads);
+  // Runs one task on the calling thread; `lead`: the thread is worker 0 (never for
+  // inline tasks).
+  using Runner = std::function<void(bool lead, const std::function<void()>& task)>;
+
+  // `runner`: how tasks run (empty: called as they are).
+  explicit ThreadPool(int num_threads, Runner runner = nullptr);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;
   ThreadPool& operator=(const ThreadPool&) = delete;
@@ -48,12 +56,16 @@ class ThreadPool {
   int num_threads() const { return num_threads_; }
   // Work queued but not yet started.
   int queued() const;
+  // Tasks running now, on workers or inline. Lock-free (a moment's value).
+  int running() const { return running_now_.load(std::memory_order_relaxed); }
 
   // True when nothing is queued and fewer than num_threads() tasks run: the caller
   // may then run one task itself and must call EndInline() when it is done. Until
   // then the task counts as running (a worker stays idle in its place).
   bool TryBeginInline();
   void EndInline();
+  // Runs a task begun with TryBeginInline on the calling thread, through the runner.
+  void RunInline(const std::function<void()>& task) const;
 
  private:
   void WorkerLoop(int id);
@@ -73,12 +85,14 @@ class ThreadPool {
   std::function<void()> TakeNext() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const int num_threads_;
+  const Runner runner_;
   mutable absl::Mutex mu_;
   absl::flat_hash_map<uint64_t, Flow> flows_ ABSL_GUARDED_BY(mu_);  // flows with queued tasks
   size_t queued_ ABSL_GUARDED_BY(mu_) = 0;
   uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   double virtual_time_ ABSL_GUARDED_BY(mu_) = 0;
   int running_ ABSL_GUARDED_BY(mu_) = 0;  // tasks started, on workers or inline
+  std::atomic<int> running_now_{0};       // running_, for running()
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   // Idle workers, the one that went idle last at the back, and per worker whether it
   // was told to wake (guarded by mu_).

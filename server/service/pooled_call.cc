@@ -75,10 +75,10 @@ bool PooledCall::RunInline(const Env& env, const Work& work) {
   if (env.inline_us <= 0 || !env.pool.TryBeginInline()) return false;
   quick_us_ = env.inline_us;
   bool finished;
-  {
+  env.pool.RunInline([&] {
     QuickScope quick(env.inline_us);  // the session layer checks it after its cache lookup
     finished = Run(work);
-  }  // Finish() inside the handler: gRPC sends it after we return
+  });  // Finish() inside the handler: gRPC sends it after we return
   env.pool.EndInline();
   if (!finished) quick_us_ = 0;
   return finished;

@@ -4,7 +4,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <string>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -362,9 +365,9 @@ TEST(ThreadPoolTest, WorkRunsOnOtherThreadsConcurrently) {
   }
 }
 
-// One call at a time lands on the worker that went idle last, every time: its OpenMP
-// team is the one still awake (thread_pool.h).
-TEST(ThreadPoolTest, OneStreamOfWorkStaysOnTheWorkerThatWentIdleLast) {
+// One call at a time lands on the same worker every time: its OpenMP team is the one
+// still awake (thread_pool.h).
+TEST(ThreadPoolTest, OneStreamOfWorkStaysOnOneWorker) {
   ThreadPool pool(4);
   absl::SleepFor(absl::Milliseconds(50));  // every worker has started and gone idle
   std::vector<std::thread::id> ran_on;
@@ -379,6 +382,65 @@ TEST(ThreadPoolTest, OneStreamOfWorkStaysOnTheWorkerThatWentIdleLast) {
   }
   for (const std::thread::id& id : ran_on) EXPECT_EQ(id, ran_on.front());
   EXPECT_NE(ran_on.front(), std::this_thread::get_id());
+}
+
+// The runner learns which tasks run on worker 0 (the server gives it the OpenMP team
+// while nothing else runs: executor/cpu/team.h): one call at a time always does; a
+// task beside another one, and an inline one, does not; running() counts both.
+TEST(ThreadPoolTest, TheRunnerLearnsWhichTasksRunOnWorkerZero) {
+  absl::Mutex mu;
+  std::vector<std::pair<bool, std::thread::id>> runs;
+  std::vector<int> running;
+  ThreadPool* self = nullptr;
+  ThreadPool pool(3, [&](bool lead, const std::function<void()>& task) {
+    {
+      absl::MutexLock lock(&mu);
+      runs.emplace_back(lead, std::this_thread::get_id());
+      running.push_back(self->running());
+    }
+    task();
+  });
+  self = &pool;
+  absl::SleepFor(absl::Milliseconds(50));  // every worker has started and gone idle
+  for (int i = 0; i < 5; ++i) {  // one at a time: worker 0, leading, every time
+    absl::Notification done;
+    pool.Schedule([&] { done.Notify(); });
+    ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  absl::Notification first_started, release, both_done;
+  std::atomic<int> finished{0};
+  pool.Schedule([&] {
+    first_started.Notify();
+    release.WaitForNotification();
+    if (++finished == 2) both_done.Notify();
+  });
+  ASSERT_TRUE(first_started.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  absl::Notification second_done;
+  pool.Schedule([&] { second_done.Notify(); });  // beside the first: another worker
+  ASSERT_TRUE(second_done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  ASSERT_TRUE(pool.TryBeginInline());
+  bool inline_ran = false;
+  pool.RunInline([&] { inline_ran = true; });
+  pool.EndInline();
+  EXPECT_TRUE(inline_ran);
+  release.Notify();
+  if (++finished == 2) both_done.Notify();
+  ASSERT_TRUE(both_done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+
+  absl::MutexLock lock(&mu);
+  ASSERT_EQ(runs.size(), 8u);
+  for (int i = 0; i < 6; ++i) {
+    EXPECT_TRUE(runs[i].first) << i;
+    EXPECT_EQ(runs[i].second, runs[0].second) << i;
+    EXPECT_EQ(running[i], 1) << i;
+  }
+  EXPECT_EQ(running[6], 2);
+  EXPECT_EQ(running[7], 2);
+  EXPECT_FALSE(runs[6].first);  // started while the first ran
+  EXPECT_NE(runs[6].second, runs[0].second);
+  EXPECT_FALSE(runs[7].first);  // inline, on this thread
+  EXPECT_EQ(runs[7].second, std::this_thread::get_id());
 }
 
 TEST(TensorPoolTest, ReusesOnlyUnsharedBuffersOfTheSameSize) {
