@@ -55,6 +55,7 @@ void ApplyConfig(const v1::ServerConfig& c, CLI::App& app, ServerOptions& o) {
   if (c.has_drain_seconds() && unset("--drain-seconds")) o.drain_seconds = c.drain_seconds();
   if (c.has_max_tensor_bytes() && unset("--max-tensor-bytes")) o.max_tensor_bytes = c.max_tensor_bytes();
   if (c.has_inline_run_us() && unset("--inline-run-us")) o.inline_run_us = c.inline_run_us();
+  if (c.has_openmp_teams() && unset("--openmp-teams")) o.openmp_teams = c.openmp_teams();
   if (c.has_malloc_arenas() && unset("--malloc-arenas")) o.malloc_arenas = c.malloc_arenas();
   if (c.has_function_cache_entries() && unset("--function-cache-entries")) {
     o.function_cache_entries = c.function_cache_entries();
@@ -110,6 +111,10 @@ Status Validate(const ServerOptions& o) {
         absl::StrCat("--max-message-bytes must be between 1024 and ", INT32_MAX));
   }
   if (o.cpu_threads < 0) return errors::InvalidArgument("--cpu-threads must be >= 0 (0: all cores)");
+  if (o.openmp_teams != "single" && o.openmp_teams != "per-worker") {
+    return errors::InvalidArgument(
+        absl::StrCat("--openmp-teams must be single or per-worker, got '", o.openmp_teams, "'"));
+  }
   if (o.inline_run_us < 0 || o.inline_run_us > 1000000) {
     return errors::InvalidArgument("--inline-run-us must be between 0 (never) and 1000000");
   }
@@ -194,6 +199,9 @@ StatusOr<ServerOptions> ParseCommandLine(int argc, char** argv, int* exit_code) 
       ->envname("GRAPHD_MAX_MESSAGE_BYTES")->capture_default_str();
   app.add_option("--cpu-threads", o.cpu_threads, "Worker threads for session work (0: cores)")
       ->envname("GRAPHD_CPU_THREADS")->capture_default_str();
+  app.add_option("--openmp-teams", o.openmp_teams,
+                 "single: one OpenMP team (worker 0's, while no other task runs); per-worker: a team per worker")
+      ->envname("GRAPHD_OPENMP_TEAMS")->capture_default_str();
   app.add_option("--inline-run-us", o.inline_run_us,
                  "Run small cache-hit calls whose plan last ran within this many us on the gRPC thread (0: never)")
       ->envname("GRAPHD_INLINE_RUN_US")->capture_default_str();

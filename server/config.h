@@ -18,6 +18,9 @@ struct ServerOptions {
   int64_t session_idle_timeout_seconds = 3600;
   int64_t max_message_bytes = 64 << 20;
   int cpu_threads = 0;  // 0: number of cores
+  // "single": one OpenMP team, worker 0's while no other task runs; "per-worker": a
+  // team for every worker (executor/cpu/team.h).
+  std::string openmp_teams = "single";
   int64_t drain_seconds = 10;
   int64_t max_tensor_bytes = int64_t{2} << 30;
   // A small cache-hit call whose plan last ran within this many microseconds runs

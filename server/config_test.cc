@@ -52,6 +52,7 @@ TEST(ValidateTest, RejectsEachBadField) {
   ExpectRejected([](ServerOptions& o) { o.drain_seconds = -5; }, "--drain-seconds");
   ExpectRejected([](ServerOptions& o) { o.malloc_arenas = -1; }, "--malloc-arenas");
   ExpectRejected([](ServerOptions& o) { o.inline_run_us = -1; }, "--inline-run-us");
+  ExpectRejected([](ServerOptions& o) { o.openmp_teams = "one"; }, "--openmp-teams must be single or per-worker");
   ExpectRejected([](ServerOptions& o) { o.gpu = "on"; }, "--gpu must be auto or off");
   ExpectRejected([](ServerOptions& o) { o.function_cache_entries = 0; }, "--function-cache-entries");
   ExpectRejected([](ServerOptions& o) { o.function_cache_mb = -1; }, "--function-cache-mb");
@@ -126,8 +127,9 @@ TEST_F(ParseCommandLineTest, Flags) {
                   "--session-idle-timeout", "0", "--max-message-bytes", "2048", "--cpu-threads=3",
                   "--drain-seconds", "1", "--malloc-arenas=0", "--inline-run-us", "0", "--gpu", "off",
                   "--function-cache-entries", "16", "--function-cache-mb=64",
-                  "--buffer-cache-mb", "0"});
+                  "--buffer-cache-mb", "0", "--openmp-teams", "per-worker"});
   ASSERT_TRUE(o.ok()) << o.status();
+  EXPECT_EQ(o->openmp_teams, "per-worker");
   EXPECT_EQ(exit_code_, 0);
   EXPECT_EQ(o->listen, "0.0.0.0:9000");
   EXPECT_EQ(o->log_level, "debug");

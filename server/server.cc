@@ -77,8 +77,9 @@ GraphdServer::GraphdServer(ServerOptions options)
       // thread (executor/cpu/team.h: more teams cut libgomp's spin to ~10 us).
       pool_(std::make_unique<executor::ThreadPool>(
           WorkerThreads(options_),
-          [this](bool lead, const std::function<void()>& task) {
-            executor::cpu::TeamScope team(lead, [this] { return pool_->running() <= 1; });
+          [single = options_.openmp_teams == "single"](const executor::ThreadPool& pool, bool lead,
+                                                       const std::function<void()>& task) {
+            executor::cpu::TeamScope team(lead || !single, [&pool] { return pool.running() <= 1; });
             task();
           })),
       evaluator_(*device_),
@@ -250,7 +251,7 @@ Status GraphdServer::Start() {
                                                 : options_.buffer_cache_mb << 20;
   SetBufferCacheCapacity(buffer_cache);
   executor::cpu::SetIntraOpThreads(WorkerThreads(options_));  // the size of the OpenMP team
-  executor::cpu::SetSingleTeam(true);
+  executor::cpu::SetSingleTeam(options_.openmp_teams == "single");
   RETURN_IF_ERROR(tenancy::CheckExposure({{"--listen", options_.listen},
                                           {"--http-listen", options_.http_listen},
                                           {"--metrics-listen", options_.metrics_listen}},

@@ -17,7 +17,7 @@ class GuardedKernel : public OpKernel {
  public:
   explicit GuardedKernel(std::unique_ptr<OpKernel> inner) : inner_(std::move(inner)) {}
   Status Compute(KernelContext& ctx) override {
-    ApplyIntraOpThreads();  // oneDNN's regions and sgemm ask the thread's OpenMP default
+    DecideTeam();  // one team size for the whole kernel (team.h)
     try {
       return inner_->Compute(ctx);
     } catch (const std::exception& e) {

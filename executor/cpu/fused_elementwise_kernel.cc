@@ -3,7 +3,7 @@
 // AVX-512 or AVX2 where the CPU has them), writing a scratch buffer that stays in
 // L1/L2 (buffers are reused once their value is dead), the last instruction writing
 // the output. Large tensors are split by blocks across the OpenMP team (the threads
-// oneDNN primitives use, IntraOpThreads), smaller ones run on the calling thread. The
+// oneDNN primitives use, TeamThreads), smaller ones run on the calling thread. The
 // inputs reach the output unchanged, as scalars or by a channel broadcast (a batch
 // norm's per-channel operands: spread into a scratch block first; channels-last ones
 // once per thread, blocks then being multiples of the channel count). The

@@ -3,7 +3,7 @@
 // when awake and idle, takes the offer, otherwise the caller takes it back and does it
 // too. So a late or busy helper costs only the offer, never a wait for a wake-up: that
 // wake-up (a futex, 20-50 us on a loaded VM) is what makes OpenMP teams too slow for
-// products of a few million multiply-adds when several server threads each own a team.
+// products of a few million multiply-adds when the team's helpers sleep.
 // After each piece of work the helper spins briefly for the next before it sleeps. When
 // a caller had to wait long for a half the helper took (a preempted helper: a loaded
 // box), offers stop for a while and callers work alone.

@@ -34,8 +34,8 @@ using Activation = FusedActivation;  // applied after the bias
 
 
 // Products below this many multiply-adds run on the calling thread alone: waking the
-// OpenMP team (a futex wake per worker when, as in the server, several threads each
-// own a team) costs more than the second core saves. Measured on the MLP benchmark
+// OpenMP team (a futex wake when its helpers sleep) costs more than the second core
+// saves. Measured on the MLP benchmark
 // (2 cores): 1x256x512 .. 16x512x512 products took 1.3-2.5x longer with two threads.
 constexpr int64_t kOneThreadMacs = int64_t{1} << 23;
 // Products of at least this many multiply-adds (and more than one row, below

@@ -276,7 +276,7 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
 std::shared_ptr<const ConstantRecurrence> PackConstantRecurrence(const Node& node, const RnnConfig& cfg) {
   const Tensor* constant_r = ConstInput(node, 2);
   if (cfg.cell != Cell::kLstm || constant_r == nullptr ||
-      !LstmSequenceFits(1, cfg.hidden, RecurrenceThreads(), /*packed=*/true)) {
+      !LstmSequenceFits(1, cfg.hidden, std::max(IntraOpThreads(), RecurrenceThreads()), /*packed=*/true)) {
     return nullptr;
   }
   const Tensor& r = *constant_r;

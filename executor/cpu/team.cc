@@ -13,7 +13,7 @@ std::atomic<int> intra_op_threads{0};
 std::atomic<bool> single_team{false};
 thread_local bool leading = false;
 thread_local const std::function<bool()>* may_fork = nullptr;  // the innermost TeamScope's
-thread_local bool forking = false;  // single-team mode: decided by the last ApplyIntraOpThreads
+thread_local bool forking = false;  // single-team mode: as the last DecideTeam decided
 
 }  // namespace
 
@@ -29,12 +29,16 @@ int TeamThreads() {
   return threads > 0 ? threads : omp_get_max_threads();
 }
 
+void DecideTeam() {
+  forking = leading && (may_fork == nullptr || !*may_fork || (*may_fork)());
+  ApplyIntraOpThreads();
+}
+
 void ApplyIntraOpThreads() {
   // A per-thread value in libgomp: threads not started by OpenMP begin with the
   // process default, which `original` keeps.
   thread_local const int original = omp_get_max_threads();
   thread_local int applied = original;
-  forking = leading && (may_fork == nullptr || !*may_fork || (*may_fork)());
   int want = original;
   if (single_team.load(std::memory_order_relaxed) && !forking) {
     want = 1;
@@ -50,13 +54,13 @@ TeamScope::TeamScope(bool lead, std::function<bool()> fork_now)
     : saved_lead_(leading), saved_may_fork_(may_fork), may_fork_(std::move(fork_now)) {
   leading = lead;
   may_fork = &may_fork_;
-  ApplyIntraOpThreads();
+  DecideTeam();
 }
 
 TeamScope::~TeamScope() {
   leading = saved_lead_;
   may_fork = saved_may_fork_;
-  ApplyIntraOpThreads();
+  DecideTeam();
 }
 
 }  // namespace graphd::executor::cpu

@@ -13,7 +13,7 @@
 //
 // Single-team mode (the server's; off by default, when every thread may fork teams
 // as before): only a thread inside a leading TeamScope forks teams, and only while its
-// `may_fork` says so, asked before each kernel. The server's worker 0 leads, forking
+// `may_fork` says so, asked once before each kernel (DecideTeam). The server's worker 0 leads, forking
 // while no other task runs (executor/runtime/thread_pool.h): a batch gets the team
 // between the short tasks that queue its requests, a call beside another heavy one
 // runs alone. Every other thread (the other workers, gRPC threads running quick
@@ -37,21 +37,27 @@ int IntraOpThreads();
 void SetSingleTeam(bool on);
 bool SingleTeam();
 
-// Decides whether the calling thread forks teams until it next applies (in
-// single-team mode: inside a leading TeamScope whose may_fork, if any, returns true)
-// and sets its OpenMP default (what oneDNN's regions and sgemm ask for) to match
-// TeamThreads(). The CPU device applies it before every kernel; RunPrimitive and
-// TeamScope do too, and so must any other path into oneDNN. Cheap.
+// Decides whether the calling thread forks teams until it next decides (in
+// single-team mode: inside a leading TeamScope whose may_fork, if any, returns true),
+// then applies it. The CPU device calls it before every kernel, so that one kernel
+// creates and runs its primitives with one team size (oneDNN fixes a convolution's
+// thread count when it makes one; running it on more threads is not supported).
+void DecideTeam();
+
+// Sets the calling thread's OpenMP default (what oneDNN's regions and sgemm ask for)
+// to TeamThreads(), as last decided. RunPrimitive, the primitive caches and packing
+// call it, and so must any other path into oneDNN. Cheap.
 void ApplyIntraOpThreads();
 
-// The threads a parallel region on the calling thread may use, as last applied: 1
-// in single-team mode unless the thread forks; otherwise IntraOpThreads, or OpenMP's
+// The threads a parallel region on the calling thread may use, as last decided: 1 in
+// single-team mode unless the thread forks; otherwise IntraOpThreads, or OpenMP's
 // default when that is 0.
 int TeamThreads();
 
 // While alive, the calling thread leads (forks teams of IntraOpThreads while
 // `may_fork` returns true or is empty) or not; the previous state comes back after.
-// Applies it. `may_fork` must be thread-safe and quick.
+// Decides at once (and again on destruction). `may_fork` must be thread-safe, quick
+// and callable for the scope's lifetime.
 class TeamScope {
  public:
   explicit TeamScope(bool lead, std::function<bool()> may_fork = nullptr);

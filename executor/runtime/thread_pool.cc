@@ -85,7 +85,7 @@ void ThreadPool::EndInline() {
 
 void ThreadPool::RunInline(const std::function<void()>& task) const {
   if (runner_) {
-    runner_(false, task);
+    runner_(*this, false, task);
   } else {
     task();
   }
@@ -101,7 +101,7 @@ void ThreadPool::WorkerLoop(int id) {
       running_now_.store(running_, std::memory_order_relaxed);
       mu_.Unlock();
       if (runner_) {
-        runner_(id == 0, fn);
+        runner_(*this, id == 0, fn);
       } else {
         fn();
       }

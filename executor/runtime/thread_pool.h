@@ -40,8 +40,8 @@ namespace graphd::executor {
 class ThreadPool {
  public:
   // Runs one task on the calling thread; `lead`: the thread is worker 0 (never for
-  // inline tasks).
-  using Runner = std::function<void(bool lead, const std::function<void()>& task)>;
+  // inline tasks). `pool` outlives the call.
+  using Runner = std::function<void(const ThreadPool& pool, bool lead, const std::function<void()>& task)>;
 
   // `runner`: how tasks run (empty: called as they are).
   explicit ThreadPool(int num_threads, Runner runner = nullptr);
@@ -69,7 +69,8 @@ class ThreadPool {
 
  private:
   void WorkerLoop(int id);
-  // Hands queued work to the idle worker that went idle last, when work may start.
+  // Hands queued work to worker 0 if idle, else the worker that went idle last, when
+  // work may start.
   void WakeOne() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   struct Task {
@@ -94,8 +95,8 @@ class ThreadPool {
   int running_ ABSL_GUARDED_BY(mu_) = 0;  // tasks started, on workers or inline
   std::atomic<int> running_now_{0};       // running_, for running()
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
-  // Idle workers, the one that went idle last at the back, and per worker whether it
-  // was told to wake (guarded by mu_).
+  // Idle workers, the one that went idle last at the back (worker 0 is taken first
+  // wherever it is), and per worker whether it was told to wake (guarded by mu_).
   std::vector<int> idle_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<bool[]> signaled_;
   std::vector<std::thread> threads_;

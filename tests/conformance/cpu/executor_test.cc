@@ -391,22 +391,26 @@ TEST(ThreadPoolTest, TheRunnerLearnsWhichTasksRunOnWorkerZero) {
   absl::Mutex mu;
   std::vector<std::pair<bool, std::thread::id>> runs;
   std::vector<int> running;
-  ThreadPool* self = nullptr;
-  ThreadPool pool(3, [&](bool lead, const std::function<void()>& task) {
+  ThreadPool pool(3, [&](const ThreadPool& self, bool lead, const std::function<void()>& task) {
     {
       absl::MutexLock lock(&mu);
       runs.emplace_back(lead, std::this_thread::get_id());
-      running.push_back(self->running());
+      running.push_back(self.running());
     }
     task();
   });
-  self = &pool;
+  // Until `n` tasks run: a worker whose task ended is back among the idle ones then
+  // (both happen under the pool's lock).
+  auto wait_running = [&pool](int n) {
+    for (int i = 0; i < 10000 && pool.running() != n; ++i) absl::SleepFor(absl::Milliseconds(1));
+    ASSERT_EQ(pool.running(), n);
+  };
   absl::SleepFor(absl::Milliseconds(50));  // every worker has started and gone idle
   for (int i = 0; i < 5; ++i) {  // one at a time: worker 0, leading, every time
     absl::Notification done;
     pool.Schedule([&] { done.Notify(); });
     ASSERT_TRUE(done.WaitForNotificationWithTimeout(absl::Seconds(10)));
-    absl::SleepFor(absl::Milliseconds(2));
+    wait_running(0);
   }
   absl::Notification first_started, release, both_done;
   std::atomic<int> finished{0};
@@ -419,6 +423,7 @@ TEST(ThreadPoolTest, TheRunnerLearnsWhichTasksRunOnWorkerZero) {
   absl::Notification second_done;
   pool.Schedule([&] { second_done.Notify(); });  // beside the first: another worker
   ASSERT_TRUE(second_done.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  wait_running(1);
   ASSERT_TRUE(pool.TryBeginInline());
   bool inline_ran = false;
   pool.RunInline([&] { inline_ran = true; });

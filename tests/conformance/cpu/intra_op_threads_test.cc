@@ -89,16 +89,22 @@ TEST(IntraOpThreadsTest, InSingleTeamModeOnlyTheLeadingThreadForksATeam) {
       EXPECT_EQ(omp_get_max_threads(), 1);
     }
     {
-      // A leader forks only while its may_fork says so, as of its last apply.
+      // A leader forks only while its may_fork says so, as of its last decision: a
+      // kernel's primitives are made and run with one team size.
       bool others_busy = true;
       TeamScope team(/*lead=*/true, [&] { return !others_busy; });
       EXPECT_EQ(TeamThreads(), 1);
       EXPECT_EQ(omp_get_max_threads(), 1);
       others_busy = false;
+      EXPECT_EQ(TeamSizeAfterRun(kLarge), 1);  // applies, does not decide
       EXPECT_EQ(TeamThreads(), 1);
-      ApplyIntraOpThreads();
+      DecideTeam();
       EXPECT_EQ(TeamThreads(), 2);
       EXPECT_EQ(omp_get_max_threads(), 2);
+      others_busy = true;
+      EXPECT_EQ(TeamSizeAfterRun(kLarge), 2);
+      DecideTeam();
+      EXPECT_EQ(TeamThreads(), 1);
     }
     EXPECT_EQ(TeamThreads(), 1);
     EXPECT_EQ(omp_get_max_threads(), 1);
