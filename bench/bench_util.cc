@@ -10,16 +10,26 @@ namespace graphd::bench {
 
 LatencyStats Measure(int warmup, int calls, const std::function<void()>& fn) {
   for (int i = 0; i < warmup; ++i) fn();
-  std::vector<double> us(calls);
+  std::vector<double> us;
+  TimeCalls(calls, fn, us);
+  return Summarize(std::move(us));
+}
+
+void TimeCalls(int calls, const std::function<void()>& fn, std::vector<double>& us) {
+  us.reserve(us.size() + calls);
   for (int i = 0; i < calls; ++i) {
     auto start = std::chrono::steady_clock::now();
     fn();
-    us[i] = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    us.push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count());
   }
+}
+
+LatencyStats Summarize(std::vector<double> us) {
+  const size_t n = us.size();
   std::sort(us.begin(), us.end());
   double mean = 0;
-  for (double v : us) mean += v / calls;
-  return {us[calls / 2], us[std::min(calls - 1, calls * 99 / 100)], mean};
+  for (double v : us) mean += v / n;
+  return {us[n / 2], us[std::min(n - 1, n * 99 / 100)], mean};
 }
 
 void Check(const absl::Status& s, const char* what) {

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "graphd/v1/graph.pb.h"
@@ -18,6 +19,12 @@ struct LatencyStats {
 
 // Runs `fn` `warmup` times, then times `calls` runs of it.
 LatencyStats Measure(int warmup, int calls, const std::function<void()>& fn);
+
+// Appends the time of each of `calls` runs of `fn` to `us` (microseconds).
+void TimeCalls(int calls, const std::function<void()>& fn, std::vector<double>& us);
+
+// p50, p99 and mean of `us` (not empty).
+LatencyStats Summarize(std::vector<double> us);
 
 // Prints "<program>: <what>: <message>" and exits 1 when `s` is not OK.
 void Check(const absl::Status& s, const char* what);

@@ -152,13 +152,17 @@ absl::StatusOr<v1::DescribeFunctionResponse> Client::DescribeFunction(const v1::
 }
 
 absl::StatusOr<std::string> Client::Echo(const std::string& payload) {
-  grpc::ClientContext ctx;
-  Prepare(ctx);
   v1::EchoRequest req;
   req.set_payload(payload);
-  auto resp = Invoke<v1::EchoResponse>([&](auto* r) { return diagnostics_->Echo(&ctx, req, r); });
+  auto resp = Echo(req);
   if (!resp.ok()) return resp.status();
-  return resp->payload();
+  return std::move(*resp->mutable_payload());
+}
+
+absl::StatusOr<v1::EchoResponse> Client::Echo(const v1::EchoRequest& request) {
+  grpc::ClientContext ctx;
+  Prepare(ctx);
+  return Invoke<v1::EchoResponse>([&](auto* r) { return diagnostics_->Echo(&ctx, request, r); });
 }
 
 absl::StatusOr<inference::RepositoryIndexResponse> Client::RepositoryIndex() {

@@ -58,6 +58,7 @@ class Client {
   absl::StatusOr<v1::MakeCallableResponse> MakeCallable(const v1::MakeCallableRequest& request);
   absl::StatusOr<v1::RunCallableResponse> RunCallable(const v1::RunCallableRequest& request);
   absl::StatusOr<std::string> Echo(const std::string& payload);
+  absl::StatusOr<v1::EchoResponse> Echo(const v1::EchoRequest& request);
   absl::StatusOr<v1::LoadModuleResponse> LoadModule(const v1::LoadModuleRequest& request);
   absl::StatusOr<v1::CallResponse> Call(const v1::CallRequest& request);
   absl::StatusOr<v1::DescribeFunctionResponse> DescribeFunction(const v1::DescribeFunctionRequest& request);

@@ -11,7 +11,7 @@ grpc::ServerUnaryReactor* DiagnosticsServiceImpl::Echo(grpc::CallbackServerConte
                                                        v1::EchoResponse* resp) {
   QuickCall call(ctx, env_, "Echo", req);
   if (!call.authenticated()) return call.Finish(call.auth_status());
-  resp->set_payload(req->payload());
+  if (!req->empty_reply()) resp->set_payload(req->payload());
   return call.Finish(absl::OkStatus(), resp);
 }
 
