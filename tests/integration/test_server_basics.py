@@ -34,6 +34,13 @@ def test_echo_and_server_info(target):
     with graphd.connect(target) as client:
         assert client.echo(payload) == payload
         assert client.echo(b"") == b""
+        # empty_reply: the bytes go in, nothing comes back (run_overhead_bench's floor).
+        from graphd.v1 import diagnostics_pb2
+        big = bytes(range(256)) * 4096
+        reply = client._conn.call(client._conn.diagnostics_stub.Echo,
+                                  diagnostics_pb2.EchoRequest(payload=big, empty_reply=True), None)
+        assert reply.payload == b""
+        assert client.echo(big) == big
         info = client.server_info()
         assert info.version != ""
         assert info.active_sessions >= 1  # this client's own session
