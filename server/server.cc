@@ -74,14 +74,16 @@ GraphdServer::GraphdServer(ServerOptions options)
     : options_(std::move(options)),
       device_(std::make_unique<executor::cpu::CpuDevice>()),
       // Worker 0 gets the one OpenMP team while no other task runs, every other task one
-      // thread (executor/cpu/team.h: more teams cut libgomp's spin to ~10 us).
+      // thread (executor/cpu/team.h: more teams cut libgomp's spin to ~10 us); batches
+      // are lead tasks, run by worker 0.
       pool_(std::make_unique<executor::ThreadPool>(
           WorkerThreads(options_),
           [single = options_.openmp_teams == "single"](const executor::ThreadPool& pool, bool lead,
                                                        const std::function<void()>& task) {
             executor::cpu::TeamScope team(lead || !single, [&pool] { return pool.running() <= 1; });
             task();
-          })),
+          },
+          /*lead_tasks=*/options_.openmp_teams == "single")),
       evaluator_(*device_),
       passes_(MakePasses(options_, evaluator_)),
       sessions_(SessionLimits{.max_sessions = options_.max_sessions,

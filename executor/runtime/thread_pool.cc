@@ -5,9 +5,10 @@
 
 namespace graphd::executor {
 
-ThreadPool::ThreadPool(int num_threads, Runner runner)
+ThreadPool::ThreadPool(int num_threads, Runner runner, bool lead_tasks)
     : num_threads_(num_threads < 1 ? 1 : num_threads),
       runner_(std::move(runner)),
+      lead_tasks_enabled_(lead_tasks),
       signaled_(std::make_unique<bool[]>(num_threads_)) {
   threads_.reserve(num_threads_);
   for (int i = 0; i < num_threads_; ++i) threads_.emplace_back([this, i] { WorkerLoop(i); });
@@ -24,10 +25,15 @@ ThreadPool::~ThreadPool() {
 }
 
 void ThreadPool::WakeOne() {
-  if (idle_.empty() || queued_ == 0 || running_ >= num_threads_) return;
-  // Worker 0 when idle, else the worker that went idle last.
-  auto it = std::find(idle_.begin(), idle_.end(), 0);
-  if (it == idle_.end()) it = idle_.end() - 1;
+  if (idle_.empty() || running_ >= num_threads_) return;
+  auto zero = std::find(idle_.begin(), idle_.end(), 0);
+  auto it = idle_.end();
+  if (zero != idle_.end() && (!lead_tasks_.empty() || queued_ > 0)) {
+    it = zero;  // a lead task (worker 0's alone), or worker 0 idle first
+  } else if (queued_ > 0) {
+    it = idle_.end() - 1;  // the worker that went idle last
+  }
+  if (it == idle_.end()) return;
   signaled_[*it] = true;
   idle_.erase(it);
 }
@@ -42,6 +48,26 @@ void ThreadPool::Schedule(uint64_t flow, int64_t weight, std::function<void()> f
   f.tasks.push_back(Task{start, next_seq_++, std::move(fn)});
   ++queued_;
   WakeOne();
+}
+
+void ThreadPool::ScheduleLead(std::function<void()> fn) {
+  if (!lead_tasks_enabled_) return Schedule(std::move(fn));
+  absl::MutexLock lock(&mu_);
+  lead_tasks_.push_back(std::move(fn));
+  WakeOne();
+}
+
+std::function<void()> ThreadPool::TakeFor(int id, bool& lead) {
+  lead = false;
+  if (running_ >= num_threads_) return nullptr;
+  // Once worker 0 has left (the pool is stopping), any worker drains them.
+  if ((id == 0 || lead_gone_) && !lead_tasks_.empty()) {
+    std::function<void()> fn = std::move(lead_tasks_.front());
+    lead_tasks_.pop_front();
+    lead = true;
+    return fn;
+  }
+  return queued_ > 0 ? TakeNext() : nullptr;
 }
 
 std::function<void()> ThreadPool::TakeNext() {
@@ -65,7 +91,7 @@ std::function<void()> ThreadPool::TakeNext() {
 
 int ThreadPool::queued() const {
   absl::MutexLock lock(&mu_);
-  return static_cast<int>(queued_);
+  return static_cast<int>(queued_ + lead_tasks_.size());
 }
 
 bool ThreadPool::TryBeginInline() {
@@ -95,10 +121,11 @@ void ThreadPool::WorkerLoop(int id) {
   absl::MutexLock lock(&mu_);
   while (true) {
     // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
-    if (queued_ > 0 && running_ < num_threads_) {
-      std::function<void()> fn = TakeNext();
+    bool lead = false;
+    if (std::function<void()> fn = TakeFor(id, lead)) {
       ++running_;
       running_now_.store(running_, std::memory_order_relaxed);
+      if (lead) WakeOne();  // its wake-up went to worker 0: queued work needs another worker
       mu_.Unlock();
       if (runner_) {
         runner_(*this, id == 0, fn);
@@ -111,7 +138,13 @@ void ThreadPool::WorkerLoop(int id) {
       running_now_.store(running_, std::memory_order_relaxed);
       continue;
     }
-    if (stopping_ && queued_ == 0) return;
+    WakeOne();  // a lead task that waited for a free slot: worker 0 may be idle
+    // Stopping: each leaves when nothing it may run is queued (lead tasks are worker
+    // 0's until it has left).
+    if (stopping_ && queued_ == 0 && (lead_tasks_.empty() || (id != 0 && !lead_gone_))) {
+      if (id == 0) lead_gone_ = true;
+      return;
+    }
     signaled_[id] = false;
     idle_.push_back(id);
     mu_.Await(absl::Condition(&signaled_[id]));

@@ -184,7 +184,8 @@ void Batcher::Loop() {
     ++running_;
     // The batch's requests (their callbacks may hold the last reference to what owns
     // this batcher) are destroyed after the task let go of the batcher.
-    pool_.Schedule([this, batch = std::move(batch)]() mutable {
+    // A lead task: the pool runs it with the OpenMP team (thread_pool.h).
+    pool_.ScheduleLead([this, batch = std::move(batch)]() mutable {
       RunBatch(batch);
       absl::MutexLock done(&mu_);
       --running_;

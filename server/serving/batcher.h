@@ -4,7 +4,8 @@
 //
 // A batch forms when the queued compatible requests reach max_batch_size (or the
 // largest preferred_batch_size they can reach), or when the oldest has waited
-// max_queue_delay_microseconds; then it runs on the worker pool. At most
+// max_queue_delay_microseconds; then it runs on the worker pool, as a lead task
+// (ThreadPool::ScheduleLead: where the pool has one OpenMP team, with it). At most
 // max_in_flight batches of a model run at once (as Triton's model instances; default
 // one): while they run, the next one fills.
 // Requests are taken oldest first; one that does not fit the oldest's shapes waits
