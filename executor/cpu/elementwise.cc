@@ -232,7 +232,7 @@ StatusOr<Tensor> ComputeBinary(BinaryOp op, const Tensor& a, const Tensor& b,
   ASSIGN_OR_RETURN(PartialShape ps, BroadcastShapes(a.shape(), b.shape()));
   ASSIGN_OR_RETURN(Tensor out, Tensor::Allocate(a.dtype(), ps.ToShape()));
   if (out.num_elements() == 0) return out;
-  if (RowBroadcastF32(op, a, b, out)) return out;
+  if (FlatBinaryF32(op, a, b, out) || RowBroadcastF32(op, a, b, out)) return out;
   if (a.dtype() == DType::kFloat32 && out.num_elements() >= kDnnlMinElements &&
       DnnlAlgorithm(op) != dnnl::algorithm::undef) {
     if (a.shape() == out.shape() && b.shape().rank() <= a.shape().rank() && DnnlBinary(op, a, b, out)) return out;

@@ -2,8 +2,12 @@
 // random shape pairs (ranks 0-5, any dimension possibly 1 on either side), in both
 // operand orders, float32 (oneDNN's binary primitive when the first operand has the
 // output's shape, the plain loops otherwise; large enough for oneDNN) and int32 (the
-// loops); and the dimension merging both paths use (CollapseBroadcast).
+// loops); the flat and row cases on graphd's own loops; and the dimension merging both
+// paths use (CollapseBroadcast).
+#include <cmath>
+#include <iterator>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "executor/cpu/broadcast.h"
@@ -95,6 +99,54 @@ TEST(BroadcastTest, MatrixAndRepeatedRowMatchElementwiseArithmetic) {
           const std::string o = op;
           const float want = o == "Add" ? x + y : o == "Sub" ? x - y : o == "Mul" ? x * y : x / y;
           ASSERT_EQ(po[i], want) << "element " << i;
+        }
+      }
+    }
+  }
+}
+
+// The flat cases on graphd's loops (row_broadcast.h FlatBinaryF32): operands of the
+// same shape, or one of them a single value (a scalar, or [1, 1]), either first; sizes
+// on one thread and on the OpenMP team (a last work item part full); IEEE values,
+// infinities and NaN included, bit for bit against float arithmetic.
+TEST(BroadcastTest, SameShapeAndSingleValueMatchElementwiseArithmetic) {
+  std::mt19937 rng(13);
+  const float specials[] = {0.0f, -0.0f, INFINITY, -INFINITY, NAN, 1e-40f};
+  for (const Shape& shape : {Shape({7}), Shape({64, 256}), Shape({3, 100003}), Shape({2, 5, 1, 9})}) {
+    Tensor full = Random<float>(shape, rng);
+    Tensor other = Random<float>(shape, rng);
+    for (size_t k = 0; k < std::size(specials); ++k) {
+      if (static_cast<int64_t>(k) < full.num_elements()) {
+        full.flat<float>()[k] = specials[k];
+        other.flat<float>()[full.num_elements() - 1 - k] = specials[k];
+      }
+    }
+    const Tensor scalar = Make<float>(Shape({}), {-1.75f});
+    const Tensor one = Make<float>(Shape({1, 1}), {0.0f});  // division by zero: infinities, NaN
+    for (const Tensor* b : {static_cast<const Tensor*>(&other), &scalar, &one}) {
+      for (const char* op : {"Add", "Sub", "Mul", "Div"}) {
+        for (bool swap : {false, true}) {
+          const Tensor& x = swap ? *b : full;
+          const Tensor& y = swap ? full : *b;
+          SCOPED_TRACE(absl::StrCat(op, " ", x.shape().ToString(), ", ", y.shape().ToString()));
+          auto got = RunOp(op, {x, y});
+          ASSERT_TRUE(got.ok()) << got.status();
+          if (b != &one) ASSERT_EQ(got->shape(), shape);
+          ASSERT_EQ(got->num_elements(), shape.num_elements());
+          const std::string o = op;
+          const float* px = x.data<float>();
+          const float* py = y.data<float>();
+          const float* po = got->data<float>();
+          for (int64_t i = 0; i < got->num_elements(); ++i) {
+            const float u = px[x.num_elements() == 1 ? 0 : i], v = py[y.num_elements() == 1 ? 0 : i];
+            const float want = o == "Add" ? u + v : o == "Sub" ? u - v : o == "Mul" ? u * v : u / v;
+            if (std::isnan(want)) {
+              ASSERT_TRUE(std::isnan(po[i])) << "element " << i;
+            } else {
+              ASSERT_EQ(po[i], want) << "element " << i;
+              ASSERT_EQ(std::signbit(po[i]), std::signbit(want)) << "element " << i;
+            }
+          }
         }
       }
     }
