@@ -80,7 +80,10 @@ GraphdServer::GraphdServer(ServerOptions options)
           WorkerThreads(options_),
           [single = options_.openmp_teams == "single"](const executor::ThreadPool& pool, bool lead,
                                                        const std::function<void()>& task) {
-            executor::cpu::TeamScope team(lead || !single, [&pool] { return pool.running() <= 1; });
+            // A team per worker: every worker forks, whatever else runs.
+            executor::cpu::TeamScope team(lead || !single,
+                                          single ? std::function<bool()>([&pool] { return pool.running() <= 1; })
+                                                 : std::function<bool()>());
             task();
           },
           /*lead_tasks=*/options_.openmp_teams == "single")),

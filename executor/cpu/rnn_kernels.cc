@@ -55,9 +55,6 @@ bool DefaultLstm(const RnnConfig& cfg, const RnnActivation* act) {
          act[2].kind() == K::kTanh;
 }
 
-// The threads a recurrence may use: the calling thread's team (team.h).
-int RecurrenceThreads() { return TeamThreads(); }
-
 template <typename T>
 Status RunDirection(KernelContext& ctx, const RnnConfig& cfg, const DirectionRun<T>& run, int64_t steps,
                     int64_t batch, const std::vector<int64_t>& lens, bool reverse) {
@@ -201,7 +198,7 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
   std::vector<T> xw;
   const std::vector<PackedRecurrence>* packed = nullptr;
   if (constant != nullptr && r.raw_data() == constant->value.raw_data()) packed = &constant->packed;
-  const int threads = RecurrenceThreads();
+  const int threads = TeamThreads();  // the calling thread's team (team.h)
   const size_t per_dir = cfg.acts.size() / dirs;
   for (int64_t d = 0; d < dirs; ++d) {
     const T* bd = bias.num_elements() > 0 ? bias.data<T>() + d * 2 * gh : nullptr;
@@ -276,7 +273,7 @@ Status Recurrent(KernelContext& ctx, const RnnConfig& cfg, const ConstantRecurre
 std::shared_ptr<const ConstantRecurrence> PackConstantRecurrence(const Node& node, const RnnConfig& cfg) {
   const Tensor* constant_r = ConstInput(node, 2);
   if (cfg.cell != Cell::kLstm || constant_r == nullptr ||
-      !LstmSequenceFits(1, cfg.hidden, std::max(IntraOpThreads(), RecurrenceThreads()), /*packed=*/true)) {
+      !LstmSequenceFits(1, cfg.hidden, std::max(IntraOpThreads(), TeamThreads()), /*packed=*/true)) {
     return nullptr;
   }
   const Tensor& r = *constant_r;
