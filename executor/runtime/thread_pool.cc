@@ -60,6 +60,11 @@ void ThreadPool::ScheduleLead(std::function<void()> fn) {
 std::function<void()> ThreadPool::TakeFor(int id, bool& lead) {
   lead = false;
   if (running_ >= num_threads_) return nullptr;
+  // The last free slot goes to a lead task that waits for it, when worker 0 is idle.
+  if (id != 0 && !lead_tasks_.empty() && running_ + 1 >= num_threads_ &&
+      std::find(idle_.begin(), idle_.end(), 0) != idle_.end()) {
+    return nullptr;
+  }
   // Once worker 0 has left (the pool is stopping), any worker drains them.
   if ((id == 0 || lead_gone_) && !lead_tasks_.empty()) {
     std::function<void()> fn = std::move(lead_tasks_.front());
@@ -97,6 +102,7 @@ int ThreadPool::queued() const {
 bool ThreadPool::TryBeginInline() {
   absl::MutexLock lock(&mu_);
   if (stopping_ || queued_ > 0 || running_ >= num_threads_) return false;
+  if (!lead_tasks_.empty() && running_ + 1 >= num_threads_) return false;  // the last slot: worker 0's
   ++running_;
   running_now_.store(running_, std::memory_order_relaxed);
   return true;
@@ -143,6 +149,10 @@ void ThreadPool::WorkerLoop(int id) {
     // 0's until it has left).
     if (stopping_ && queued_ == 0 && (lead_tasks_.empty() || (id != 0 && !lead_gone_))) {
       if (id == 0) lead_gone_ = true;
+      // A worker that slept while every slot was taken (inline tasks) is woken once
+      // by the destructor only: each one leaving wakes the rest to look again.
+      for (int w : idle_) signaled_[w] = true;
+      idle_.clear();
       return;
     }
     signaled_[id] = false;

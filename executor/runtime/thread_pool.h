@@ -24,9 +24,10 @@
 // Lead tasks (ScheduleLead, in a pool made with lead_tasks): work that should run with
 // that team, a batch of requests say. Only worker 0 runs them, before any other queued
 // task, outside the fair queue (first come, first served); while worker 0 is busy they
-// wait even if another worker is idle. Otherwise a batch scheduled while worker 0 ran
-// one request's short task ran on another worker, on one thread: on 2 cores, batched
-// ResNet-18 served 44-47 requests/s against 61-63 with a team per worker.
+// wait even if another worker is idle, and while one waits the last free slot is kept
+// for it (no inline task or other worker takes it). Otherwise a batch scheduled while
+// worker 0 ran one request's short task ran on another worker, on one thread: on 2
+// cores, batched ResNet-18 served 44-47 requests/s against 61-63 with a team per worker.
 #ifndef GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 #define GRAPHD_EXECUTOR_RUNTIME_THREAD_POOL_H_
 
@@ -70,9 +71,10 @@ class ThreadPool {
   // Tasks running now, on workers or inline. Lock-free (a moment's value).
   int running() const { return running_now_.load(std::memory_order_relaxed); }
 
-  // True when nothing is queued and fewer than num_threads() tasks run: the caller
-  // may then run one task itself and must call EndInline() when it is done. Until
-  // then the task counts as running (a worker stays idle in its place).
+  // True when nothing is queued and fewer than num_threads() tasks run (with a lead
+  // task waiting, fewer than num_threads() - 1): the caller may then run one task
+  // itself and must call EndInline() when it is done. Until then the task counts as
+  // running (a worker stays idle in its place).
   bool TryBeginInline();
   void EndInline();
   // Runs a task begun with TryBeginInline on the calling thread, through the runner.

@@ -1,6 +1,7 @@
 #include "server/serving/batcher.h"
 
 #include <atomic>
+#include <functional>
 #include <mutex>
 #include <vector>
 
@@ -45,13 +46,24 @@ TEST(BatcherTest, ConcatPadsWithZeroRowsAndPaddedSizesArePowersOfTwo) {
   EXPECT_THAT(PaddedBatchSizes(1), ::testing::ElementsAre(1));
 }
 
-// Runs the model as y = 2x and records each execution's rows.
+thread_local bool on_worker_zero = false;
+
+// Runs the model as y = 2x and records each execution's rows. The pool is as the
+// server's with one OpenMP team: batches are lead tasks, run by worker 0.
 struct Fixture {
-  executor::ThreadPool pool{2};
+  executor::ThreadPool pool{2,
+                            [](const executor::ThreadPool&, bool lead, const std::function<void()>& task) {
+                              on_worker_zero = lead;
+                              task();
+                              on_worker_zero = false;
+                            },
+                            /*lead_tasks=*/true};
   std::atomic<int> executions{0};
+  std::atomic<int> off_worker_zero{0};
   std::atomic<int64_t> largest{0};
   Batcher::RunFn run = [this](std::vector<Tensor> in, const CancellationToken&) -> StatusOr<std::vector<Tensor>> {
     ++executions;
+    if (!on_worker_zero) ++off_worker_zero;
     int64_t rows = in[0].shape().dim(0);
     if (rows > largest) largest = rows;
     Tensor out = *in[0].Clone();
@@ -77,6 +89,7 @@ TEST(BatcherTest, JoinsConcurrentRequestsAndSplitsTheResults) {
   all.WaitForNotification();
   EXPECT_GT(f.largest.load(), 1);
   EXPECT_LT(f.executions.load(), kRequests);
+  EXPECT_EQ(f.off_worker_zero.load(), 0);
   for (int i = 0; i < kRequests; ++i) {
     ASSERT_TRUE(results[i].ok()) << results[i].status();
     EXPECT_THAT((*results[i])[0].flat<float>(), ::testing::ElementsAre(2 * i, 2 * (i + 100)));

@@ -168,7 +168,10 @@ TEST(ThreadPoolTest, TheRunnerLearnsWhichTasksRunOnWorkerZero) {
   EXPECT_EQ(runs[7].second, std::this_thread::get_id());
 }
 
-// Records, per task, whether it ran on worker 0 (the runner's `lead`).
+thread_local bool on_worker_zero = false;
+
+// Records, per task, whether it ran on worker 0 (the runner's `lead`), and tells the
+// task (on_worker_zero).
 class LeadLog {
  public:
   ThreadPool::Runner runner() {
@@ -177,7 +180,9 @@ class LeadLog {
         absl::MutexLock lock(&mu_);
         leads_.push_back(lead);
       }
+      on_worker_zero = lead;
       task();
+      on_worker_zero = false;
     };
   }
   std::vector<bool> leads() {
@@ -190,44 +195,51 @@ class LeadLog {
   std::vector<bool> leads_;
 };
 
-// A lead task runs on worker 0 only: while worker 0 is busy it waits although another
-// worker is idle, and it goes before queued work when worker 0 is free.
+// A lead task runs on worker 0 only: while worker 0 is busy it waits although other
+// workers are idle (which still run ordinary work), and it runs when worker 0 is free.
 TEST(ThreadPoolTest, LeadTasksWaitForWorkerZero) {
   LeadLog log;
   absl::Notification first_started, release, lead_ran, other_ran;
+  std::atomic<bool> lead_on_zero{false};
   {
     ThreadPool pool(3, log.runner(), /*lead_tasks=*/true);
-    absl::SleepFor(absl::Milliseconds(50));  // every worker has started and gone idle
-    pool.Schedule([&] {  // worker 0 (idle first), held
+    pool.ScheduleLead([&] {  // worker 0, held
       first_started.Notify();
       release.WaitForNotification();
     });
     ASSERT_TRUE(first_started.WaitForNotificationWithTimeout(absl::Seconds(10)));
-    pool.ScheduleLead([&] { lead_ran.Notify(); });
+    pool.ScheduleLead([&] {
+      lead_on_zero = on_worker_zero;
+      lead_ran.Notify();
+    });
     EXPECT_FALSE(lead_ran.WaitForNotificationWithTimeout(absl::Milliseconds(100)));
     EXPECT_EQ(pool.queued(), 1);
-    // Ordinary work still runs on the idle workers meanwhile.
     pool.Schedule([&] { other_ran.Notify(); });
     EXPECT_TRUE(other_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
     EXPECT_FALSE(lead_ran.HasBeenNotified());
     release.Notify();
     EXPECT_TRUE(lead_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
   }
+  EXPECT_TRUE(lead_on_zero.load());
   EXPECT_EQ(log.leads(), (std::vector<bool>{true, false, true}));
 }
 
-// Lead tasks from many threads at once all run, each on worker 0, and one scheduled
-// while every slot is taken (inline tasks count) starts when a slot frees.
+// Lead tasks from many threads at once all run, each on worker 0, among ordinary
+// work; and while one waits, the last free slot is kept for it (no inline task takes
+// it), whether the slot is taken by a worker or by an inline task.
 TEST(ThreadPoolTest, LeadTasksRunOnWorkerZeroUnderLoad) {
   LeadLog log;
-  std::atomic<int> leads_done{0}, others_done{0};
+  std::atomic<int> leads_done{0}, leads_elsewhere{0}, others_done{0};
   {
     ThreadPool pool(2, log.runner(), /*lead_tasks=*/true);
     std::vector<std::thread> clients;
     for (int c = 0; c < 4; ++c) {
       clients.emplace_back([&] {
         for (int i = 0; i < 50; ++i) {
-          pool.ScheduleLead([&] { leads_done.fetch_add(1); });
+          pool.ScheduleLead([&] {
+            if (!on_worker_zero) leads_elsewhere.fetch_add(1);
+            leads_done.fetch_add(1);
+          });
           pool.Schedule([&] { others_done.fetch_add(1); });
         }
       });
@@ -235,11 +247,22 @@ TEST(ThreadPoolTest, LeadTasksRunOnWorkerZeroUnderLoad) {
     for (std::thread& t : clients) t.join();
   }  // the destructor waits for queued work, lead tasks included
   EXPECT_EQ(leads_done.load(), 200);
+  EXPECT_EQ(leads_elsewhere.load(), 0);
   EXPECT_EQ(others_done.load(), 200);
-  int lead_runs = 0;
-  for (bool lead : log.leads()) lead_runs += lead ? 1 : 0;
-  EXPECT_GE(lead_runs, 200);  // every lead task, and ordinary ones worker 0 took
 
+  {
+    absl::Notification started, release, ran;
+    ThreadPool pool(2, log.runner(), /*lead_tasks=*/true);
+    pool.ScheduleLead([&] {
+      started.Notify();
+      release.WaitForNotification();
+    });
+    ASSERT_TRUE(started.WaitForNotificationWithTimeout(absl::Seconds(10)));
+    pool.ScheduleLead([&] { ran.Notify(); });
+    EXPECT_FALSE(pool.TryBeginInline());  // the last slot waits for the lead task
+    release.Notify();
+    EXPECT_TRUE(ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
+  }
   absl::Notification ran;
   ThreadPool pool(1, log.runner(), /*lead_tasks=*/true);
   ASSERT_TRUE(pool.TryBeginInline());  // the only slot
@@ -255,17 +278,18 @@ TEST(ThreadPoolTest, WithoutLeadTasksScheduleLeadIsSchedule) {
   absl::Notification first_started, release, lead_ran;
   {
     ThreadPool pool(2, log.runner());
-    absl::SleepFor(absl::Milliseconds(50));
     pool.Schedule([&] {
       first_started.Notify();
       release.WaitForNotification();
     });
     ASSERT_TRUE(first_started.WaitForNotificationWithTimeout(absl::Seconds(10)));
-    pool.ScheduleLead([&] { lead_ran.Notify(); });
-    EXPECT_TRUE(lead_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));  // on worker 1
+    pool.ScheduleLead([&] { lead_ran.Notify(); });  // the other worker, while the first is held
+    EXPECT_TRUE(lead_ran.WaitForNotificationWithTimeout(absl::Seconds(10)));
     release.Notify();
   }
-  EXPECT_EQ(log.leads(), (std::vector<bool>{true, false}));
+  const std::vector<bool> leads = log.leads();
+  ASSERT_EQ(leads.size(), 2u);
+  EXPECT_NE(leads[0], leads[1]);
 }
 
 }  // namespace
