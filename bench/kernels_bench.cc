@@ -282,6 +282,12 @@ BENCHMARK(BM_Relu)->Arg(16)->Arg(1024)->Unit(benchmark::kMicrosecond);
 void BM_Softmax(benchmark::State& state) { RunOp(state, "Softmax", {Shape({state.range(0), 1000})}, 0); }
 BENCHMARK(BM_Softmax)->Arg(1)->Arg(64)->Unit(benchmark::kMicrosecond);
 
+// Attention weights: a transformer encoder's [4, 64, 64] (arg 0), ViT-B/16's [12, 197, 197] (arg 1).
+void BM_SoftmaxAttention(benchmark::State& state) {
+  RunOp(state, "Softmax", {state.range(0) == 0 ? Shape({4, 64, 64}) : Shape({12, 197, 197})}, 0);
+}
+BENCHMARK(BM_SoftmaxAttention)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
+
 // Means over part of the axes: NHWC's H and W (Keras' global average pool, arg 0),
 // NCHW's (1), a row's (2), and a leading axis (3). 0 and 3 run graphd's loops
 // (reduce_block.h SumMiddle), 1 and 2 oneDNN's reduction.

@@ -1,5 +1,6 @@
 // Relu, Relu6, Sigmoid, Tanh, Gelu (erf or tanh approximation), Softmax and LogSoftmax
-// (last axis): oneDNN for float32, loops for float64 and tiny tensors.
+// (last axis): oneDNN for float32 (softmaxes: softmax_rows.h's loops, which keep
+// NaN), loops for float64 and tiny tensors.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -7,6 +8,7 @@
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
+#include "executor/cpu/softmax_rows.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -74,6 +76,9 @@ class ActivationKernel : public OpKernel {
     int64_t inner = x.shape().rank() > 0 ? x.shape().dim(x.shape().rank() - 1) : 1;
     if (x.dtype() == DType::kFloat64) {
       Reference(act_, x.data<double>(), y->data<double>(), n, inner);
+    } else if (act_ == Act::kSoftmax || act_ == Act::kLogSoftmax) {
+      RunSoftmaxRows({.x = x.data<float>(), .y = y->data<float>(), .rows = n / inner, .inner = inner,
+                      .log = act_ == Act::kLogSoftmax});
     } else if (n < 64) {  // oneDNN's call overhead dominates tiny tensors
       Reference(act_, x.data<float>(), y->data<float>(), n, inner);
     } else {
@@ -88,15 +93,6 @@ class ActivationKernel : public OpKernel {
     dnnl::memory::desc md = PlainDesc(dims);
     dnnl::primitive prim = cache_.Get(dims, [&]() -> dnnl::primitive {
       auto inference = dnnl::prop_kind::forward_inference;
-      int axis = static_cast<int>(dims.size()) - 1;
-      if (act_ == Act::kSoftmax) {
-        return dnnl::softmax_forward(dnnl::softmax_forward::primitive_desc(
-            dnnl::softmax_forward::desc(inference, md, axis), PrimitiveAttr(), Engine()));
-      }
-      if (act_ == Act::kLogSoftmax) {
-        return dnnl::logsoftmax_forward(dnnl::logsoftmax_forward::primitive_desc(
-            dnnl::logsoftmax_forward::desc(inference, md, axis), PrimitiveAttr(), Engine()));
-      }
       float alpha = 0.f, beta = 0.f;
       dnnl::algorithm alg = dnnl::algorithm::eltwise_relu;
       switch (act_) {

@@ -67,6 +67,61 @@ TEST(ActivationKernelTest, ScalarRelu) {
   EXPECT_EQ(out->data<float>()[0], 0.0f);
 }
 
+// Softmax and LogSoftmax against a double reference: one row and many, on one thread
+// and across the team (a transformer's [heads, seq, seq], a classifier's [64, 1000],
+// rows wider than a vector); then rows with non-finite values, as TensorFlow gives
+// them (a NaN or +inf in a row makes it NaN; -inf gives 0; a row of -inf is NaN).
+TEST(ActivationKernelTest, SoftmaxAndLogSoftmaxMatchTheReference) {
+  std::mt19937 rng(17);
+  for (const Shape& shape : {Shape({1}), Shape({1, 7}), Shape({4, 64, 64}), Shape({64, 1000}), Shape({3, 40001})}) {
+    Tensor x = Random<float>(shape, rng, -20, 20);
+    const int64_t inner = shape.dim(shape.rank() - 1);
+    const std::vector<double> v = ToDouble(x);
+    std::vector<double> soft(v.size()), logsoft(v.size());
+    for (size_t row = 0; row * inner < v.size(); ++row) {
+      const double* xr = v.data() + row * inner;
+      const double mx = *std::max_element(xr, xr + inner);
+      double sum = 0;
+      for (int64_t i = 0; i < inner; ++i) sum += std::exp(xr[i] - mx);
+      for (int64_t i = 0; i < inner; ++i) {
+        soft[row * inner + i] = std::exp(xr[i] - mx) / sum;
+        logsoft[row * inner + i] = xr[i] - mx - std::log(sum);
+      }
+    }
+    SCOPED_TRACE(shape.ToString());
+    auto s = RunOp("Softmax", {x});
+    ASSERT_TRUE(s.ok()) << s.status();
+    ASSERT_EQ(s->shape(), shape);
+    ExpectClose(*s, soft, 1e-6, 1e-5);
+    auto l = RunOp("LogSoftmax", {x});
+    ASSERT_TRUE(l.ok()) << l.status();
+    ExpectClose(*l, logsoft, 1e-5, 1e-6);
+  }
+  const float inf = std::numeric_limits<float>::infinity(), nan = std::numeric_limits<float>::quiet_NaN();
+  for (int64_t width : {3, 70}) {  // the loops for tiny tensors, oneDNN past them
+    std::vector<float> v(4 * width, 0.0f);
+    v[1] = nan;                               // row 0: a NaN
+    v[width + 1] = inf;                       // row 1: +inf
+    v[2 * width + 1] = -inf;                  // row 2: -inf among finite values
+    for (int64_t i = 0; i < width; ++i) v[3 * width + i] = -inf;  // row 3: all -inf
+    Tensor x = Make<float>(Shape({4, width}), v);
+    auto s = RunOp("Softmax", {x});
+    auto l = RunOp("LogSoftmax", {x});
+    ASSERT_TRUE(s.ok() && l.ok());
+    const float* ps = s->data<float>();
+    const float* pl = l->data<float>();
+    SCOPED_TRACE(absl::StrCat("width ", width));
+    for (int64_t i = 0; i < 2 * width; ++i) {
+      EXPECT_TRUE(std::isnan(ps[i])) << i;
+      EXPECT_TRUE(std::isnan(pl[i])) << i;
+    }
+    EXPECT_FLOAT_EQ(ps[2 * width], 1.0f / static_cast<float>(width - 1));
+    EXPECT_EQ(ps[2 * width + 1], 0.0f);
+    EXPECT_EQ(pl[2 * width + 1], -inf);
+    for (int64_t i = 3 * width; i < 4 * width; ++i) EXPECT_TRUE(std::isnan(ps[i])) << i;
+  }
+}
+
 TEST(ActivationKernelTest, SoftmaxRowsSumToOneOnLargeInputs) {
   std::mt19937 rng(5);
   Tensor x = Random<float>(Shape({16, 128}), rng, -30, 30);
