@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/row_chunks.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -53,20 +53,8 @@ void Rows(const LayerNormRows& ln, int64_t r0, int64_t r1) {
 }  // namespace
 
 void RunLayerNormRows(const LayerNormRows& ln) {
-  if (ln.rows <= 0 || ln.inner <= 0) return;
-  const int threads = TeamThreads();
-  if (threads <= 1 || ln.rows < 2 || ln.rows * ln.inner < kParallelValues) {
-    Rows(ln, 0, ln.rows);
-    return;
-  }
-  // A few chunks per thread, whole rows each.
-  const int64_t chunks = std::min<int64_t>(ln.rows, int64_t{threads} * 4);
-  const int64_t per = (ln.rows + chunks - 1) / chunks;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t r0 = c * per;
-    if (r0 < ln.rows) Rows(ln, r0, std::min(ln.rows, r0 + per));
-  }
+  if (ln.inner <= 0) return;
+  ForRowChunks(ln.rows, ln.inner, kParallelValues, [&ln](int64_t r0, int64_t r1) { Rows(ln, r0, r1); });
 }
 
 }  // namespace graphd::executor::cpu

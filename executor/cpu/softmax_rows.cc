@@ -1,11 +1,10 @@
 #include "executor/cpu/softmax_rows.h"
 
-#include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/fast_math.h"
+#include "executor/cpu/row_chunks.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -51,20 +50,8 @@ void Rows(const SoftmaxRows& s, int64_t r0, int64_t r1) {
 }  // namespace
 
 void RunSoftmaxRows(const SoftmaxRows& s) {
-  if (s.rows <= 0 || s.inner <= 0) return;
-  const int threads = TeamThreads();
-  if (threads <= 1 || s.rows < 2 || s.rows * s.inner < kParallelValues) {
-    Rows(s, 0, s.rows);
-    return;
-  }
-  // A few chunks per thread, whole rows each.
-  const int64_t chunks = std::min<int64_t>(s.rows, int64_t{threads} * 4);
-  const int64_t per = (s.rows + chunks - 1) / chunks;
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int64_t c = 0; c < chunks; ++c) {
-    const int64_t r0 = c * per;
-    if (r0 < s.rows) Rows(s, r0, std::min(s.rows, r0 + per));
-  }
+  if (s.inner <= 0) return;
+  ForRowChunks(s.rows, s.inner, kParallelValues, [&s](int64_t r0, int64_t r1) { Rows(s, r0, r1); });
 }
 
 }  // namespace graphd::executor::cpu
