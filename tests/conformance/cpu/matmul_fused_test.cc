@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "executor/cpu/packed_weights.h"
+#include "executor/cpu/team.h"
 #include "tests/conformance/cpu/test_util.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -121,6 +122,23 @@ TEST(MatMulFusedTest, FewRowProductsSplitByColumnsMatchTheReference) {
       Check<float>(2048, 40, {1}, f, constant_weights, 1e-3);
     }
   }
+}
+
+TEST(MatMulFusedTest, SplitProductsOnTheSingleTeamMatchTheReference) {
+  // In single-team mode the leading thread runs the row and column halves on the
+  // OpenMP team, one block per thread, instead of with the helper thread.
+  cpu::SetSingleTeam(true);
+  {
+    cpu::TeamScope lead(/*lead=*/true);
+    for (bool constant_weights : {false, true}) {
+      for (bool tb : {false, true}) {
+        const Fused f{.tb = tb, .bias = true, .activation = "Gelu"};
+        Check<float>(256, 512, {16, 17, 4, 1}, f, constant_weights, 1e-3);  // rows; columns; one row
+        Check<float>(300, 300, {3}, f, constant_weights, 1e-3);              // columns split at 160
+      }
+    }
+  }
+  cpu::SetSingleTeam(false);
 }
 
 TEST(MatMulFusedTest, GeluMatchesTheReferenceOnEveryPath) {
