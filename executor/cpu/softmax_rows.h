@@ -1,5 +1,6 @@
 // float32 softmax and log-softmax over contiguous rows (the last axis): per row the
-// maximum m, e_i = exp(x_i - m) by fast_math.h's exp (within ~1.5 ulp), then
+// maximum m, e_i = exp(x_i - m) by fast_math.h's or exp16.h's exp (within ~1.5 ulp;
+// 0 where x_i - m < -87.33, whose exp is a denormal: TensorFlow's flushed value), then
 // y_i = e_i * (1 / sum(e)), or y_i = (x_i - m) - log(sum(e)). Rows split over the
 // OpenMP team when there are enough values to pay for the fork.
 //
@@ -22,7 +23,8 @@ struct SoftmaxRows {
   bool log = false;  // log-softmax
 };
 
-void RunSoftmaxRows(const SoftmaxRows& s);
+// allow_avx512 false: the auto-vectorised loops even on an AVX-512 host (for tests).
+void RunSoftmaxRows(const SoftmaxRows& s, bool allow_avx512 = true);
 
 }  // namespace graphd::executor::cpu
 

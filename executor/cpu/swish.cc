@@ -10,17 +10,11 @@
 #include <algorithm>
 
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/exp16.h"
 #include "executor/cpu/fast_math.h"
 
 namespace graphd::executor::cpu {
 namespace {
-
-// exp's Cody-Waite split of ln 2 and its polynomial on [-ln2/2, ln2/2] (fast_math.h).
-constexpr float kLog2e = 1.44269504088896341f;
-constexpr float kLn2Hi = 0.693359375f;
-constexpr float kLn2Lo = -2.12194440e-4f;
-constexpr float kP[6] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
-                         4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
 
 // Below this many values one thread does it all: the fork costs more.
 constexpr int64_t kParallelValues = 16384;
@@ -34,23 +28,13 @@ constexpr float kSwishLowT = -20.f;
 // x / (1 + exp(-x)) with the same clamp (std::max keeps a NaN in its first operand).
 inline float ScalarSwish(float x) { return x / (1.f + fast_math::Exp(std::max(-x, kSwishLowT))); }
 
-// exp(t) = 2^n * (1 + r + r^2 p(r)) with t = n ln2 + r. t is clamped to [-20, 100]
-// (the swish of x beyond that is x, or 0, to float precision); 2^n by vscalefps, which
-// goes to inf for n > 127. The low clamp is kSwishLowT, not the -100 of exp's range:
-// below it 1 + exp(t) is 1 all the same.
+// x / (1 + exp(-x)) with exp16.h's exp of -x clamped to [kSwishLowT, 100] (the swish
+// of x beyond that is x, or 0, to float precision; exp(100) is inf).
 __attribute__((target("avx512f"))) inline __m512 Swish16(__m512 v) {
-  const __m512 one = _mm512_set1_ps(1.f);
   // max/min return the second operand for NaN: t is then kSwishLowT and x / (1 + e) NaN.
   const __m512 t = _mm512_min_ps(_mm512_max_ps(_mm512_sub_ps(_mm512_setzero_ps(), v), _mm512_set1_ps(kSwishLowT)),
                                  _mm512_set1_ps(100.f));
-  const __m512 fn =
-      _mm512_roundscale_ps(_mm512_mul_ps(t, _mm512_set1_ps(kLog2e)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  __m512 r = _mm512_fnmadd_ps(fn, _mm512_set1_ps(kLn2Hi), t);
-  r = _mm512_fnmadd_ps(fn, _mm512_set1_ps(kLn2Lo), r);
-  __m512 p = _mm512_set1_ps(kP[0]);
-  for (int c = 1; c < 6; ++c) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kP[c]));
-  const __m512 y = _mm512_fmadd_ps(p, _mm512_mul_ps(r, r), _mm512_add_ps(r, one));
-  return _mm512_div_ps(v, _mm512_add_ps(one, _mm512_scalef_ps(y, fn)));
+  return _mm512_div_ps(v, _mm512_add_ps(_mm512_set1_ps(1.f), Exp16(t)));
 }
 
 __attribute__((target("avx512f"))) void Avx512(float* x, int64_t n) {
@@ -71,12 +55,12 @@ __attribute__((target("avx2,fma"))) void Avx2(float* x, int64_t n) {
   for (; i + 8 <= n; i += 8) {
     const __m256 v = _mm256_loadu_ps(x + i);
     const __m256 t = _mm256_min_ps(_mm256_max_ps(_mm256_sub_ps(_mm256_setzero_ps(), v), lo), hi);
-    const __m256 fn = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(kLog2e)),
+    const __m256 fn = _mm256_round_ps(_mm256_mul_ps(t, _mm256_set1_ps(kExpLog2e)),
                                       _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-    __m256 r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(kLn2Hi), t);
-    r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(kLn2Lo), r);
-    __m256 p = _mm256_set1_ps(kP[0]);
-    for (int c = 1; c < 6; ++c) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kP[c]));
+    __m256 r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(kExpLn2Hi), t);
+    r = _mm256_fnmadd_ps(fn, _mm256_set1_ps(kExpLn2Lo), r);
+    __m256 p = _mm256_set1_ps(kExpP[0]);
+    for (int c = 1; c < 6; ++c) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpP[c]));
     const __m256 y = _mm256_fmadd_ps(p, _mm256_mul_ps(r, r), _mm256_add_ps(r, one));
     const __m256i ni = _mm256_cvtps_epi32(fn);
     const __m256i n1 = _mm256_srai_epi32(ni, 1);
