@@ -372,9 +372,14 @@ BENCHMARK(BM_ElementwiseChainCheap)->ArgsProduct({{0, 1}, {1024, 65536, 1 << 20}
 // (bench/models/export_models.py's encoder, batch 1): the heads out of [seq, heads,
 // dim] (0), the keys' [heads, dim, seq] (1), and [1, seq, d] to [seq, 1, d], which
 // moves only a size-1 axis (2); and a 224x224 image to channels-last and back (3, 4:
-// the conv_layout pass's transposes at a CNN's input).
+// the conv_layout pass's transposes at a CNN's input); ViT-B/16's keys [heads, dim,
+// seq] from [197, 12, 64] (5) and its heads out of it (6).
 void BM_Transpose(benchmark::State& state) {
   switch (state.range(0)) {
+    case 5:
+      return RunOp(state, "Transpose", {Shape({197, 12, 64})}, 0, {{"perm", IntList{1, 2, 0}}});
+    case 6:
+      return RunOp(state, "Transpose", {Shape({197, 12, 64})}, 0, {{"perm", IntList{1, 0, 2}}});
     case 0:
       return RunOp(state, "Transpose", {Shape({64, 8, 32})}, 0, {{"perm", IntList{1, 0, 2}}});
     case 1:
@@ -387,7 +392,7 @@ void BM_Transpose(benchmark::State& state) {
       return RunOp(state, "Transpose", {Shape({1, 64, 256})}, 0, {{"perm", IntList{1, 0, 2}}});
   }
 }
-BENCHMARK(BM_Transpose)->DenseRange(0, 4)->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_Transpose)->DenseRange(0, 6)->Unit(benchmark::kMicrosecond);
 
 // One LSTM layer of the zoo's model (bench/models/export_models.py: hidden 256, 32
 // steps; batch 1, and 16): input width 64 (its first layer) or 256 (its second). W, R

@@ -1,6 +1,7 @@
 // Transpose (a view when only size-1 axes move; register shuffles when a short axis
-// moves to or from the innermost position, channel_interleave.h; a oneDNN reorder for
-// large float32 tensors unless it keeps long runs together), Tile, ReverseV2,
+// moves to or from the innermost position, channel_interleave.h; 8x8 tiles when no
+// run moves together, tile_transpose.h; a oneDNN reorder for other large float32
+// tensors unless it keeps long runs together), Tile, ReverseV2,
 // ReverseSequence and Pad, all as strided box copies (strided_copy.h) otherwise.
 #include <algorithm>
 #include <limits>
@@ -13,6 +14,7 @@
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/strided_copy.h"
+#include "executor/cpu/tile_transpose.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -87,6 +89,7 @@ class TransposeKernel : public OpKernel {
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(box.shape)));
     if (CopyChannelInterleave(x, *out, box)) return absl::OkStatus();
     const bool runs = ContiguousRun(x.shape(), perm) >= kMinCopyRun && x.num_elements() < kMaxRunCopyElements;
+    if (!runs && CopyTransposedTiles(x, *out, box)) return absl::OkStatus();
     if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && rank <= DNNL_MAX_NDIMS && !runs) {
       RunReorder(x, *out, box);
       return absl::OkStatus();

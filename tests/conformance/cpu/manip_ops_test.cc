@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "executor/cpu/channel_interleave.h"
+#include "executor/cpu/tile_transpose.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
@@ -116,6 +117,57 @@ TEST(ManipOpsTest, TransposeMovesShortChannelAxes) {
   CheckTranspose<float>(Shape({1, 3, 0, 5}), {0, 2, 3, 1});
   CheckTranspose<float>(Shape({2, 0, 5, 7}), {0, 2, 3, 1});
   CheckTranspose<int32_t>(Shape({0, 5, 7, 3}), {0, 3, 1, 2});
+}
+
+// Transposes that move no run together go through tile_transpose.h's 8x8 tiles: the
+// AVX2 and the portable loops give CopyBox's result bit for bit (random 32-bit
+// patterns, NaNs among them), over tile edges, outer axes of any stride, the team
+// split (ViT's keys) and the boxes they must refuse.
+TEST(ManipOpsTest, TransposeTilesMatchTheStridedCopy) {
+  std::mt19937 rng(9);
+  const std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>> cases = {
+      {{8, 8}, {1, 0}},           {{9, 13}, {1, 0}},          {{64, 8, 32}, {1, 2, 0}},
+      {{197, 12, 64}, {1, 2, 0}}, {{3, 17, 2, 33}, {2, 3, 0, 1}}, {{8, 40, 37}, {0, 2, 1}},
+      {{2, 31, 3, 24}, {3, 0, 2, 1}}};
+  for (const auto& [dims, perm] : cases) {
+    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
+    cpu::Box box;
+    for (int64_t p : perm) {
+      box.shape.push_back(dims[p]);
+      box.src_strides.push_back(in_strides[p]);
+    }
+    box.dst_strides = cpu::RowMajorStrides(box.shape);
+    Tensor x = Tensor::Allocate(DType::kInt32, Shape(dims)).value();
+    for (int64_t i = 0; i < x.num_elements(); ++i) x.data<int32_t>()[i] = static_cast<int32_t>(rng());
+    Tensor want = Tensor::Allocate(DType::kInt32, Shape(box.shape)).value();
+    ASSERT_TRUE(cpu::CopyBox(x, want, box, nullptr).ok());
+    for (bool portable : {false, true}) {
+      SCOPED_TRACE(absl::StrCat(Shape(dims).ToString(), " perm ", absl::StrJoin(perm, ","), " portable ", portable));
+      Tensor got = Tensor::Allocate(DType::kInt32, Shape(box.shape)).value();
+      ASSERT_TRUE(portable ? cpu::CopyTransposedTilesPortable(x, got, box) : cpu::CopyTransposedTiles(x, got, box));
+      for (int64_t i = 0; i < want.num_elements(); ++i) {
+        ASSERT_EQ(got.data<int32_t>()[i], want.data<int32_t>()[i]) << i;
+      }
+    }
+    CheckTranspose<float>(Shape(dims), perm);  // and through the op
+  }
+  auto takes = [](DType dtype, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
+    cpu::Box b;
+    for (int64_t p : perm) {
+      b.shape.push_back(dims[p]);
+      b.src_strides.push_back(in_strides[p]);
+    }
+    b.dst_strides = cpu::RowMajorStrides(b.shape);
+    Tensor src = Tensor::Allocate(dtype, Shape(dims)).value();
+    Tensor dst = Tensor::Allocate(dtype, Shape(b.shape)).value();
+    return cpu::CopyTransposedTiles(src, dst, b);
+  };
+  EXPECT_TRUE(takes(DType::kFloat32, {197, 12, 64}, {1, 2, 0}));
+  EXPECT_FALSE(takes(DType::kFloat32, {197, 12, 64}, {1, 0, 2}));  // runs of 64: not tiles
+  EXPECT_FALSE(takes(DType::kFloat32, {7, 64}, {1, 0}));           // an axis under 8
+  EXPECT_FALSE(takes(DType::kFloat64, {64, 64}, {1, 0}));          // 8-byte values
+  EXPECT_FALSE(takes(DType::kFloat32, {0, 64}, {1, 0}));           // empty
 }
 
 // Which boxes the shuffles take: exactly the short-axis transposes.
