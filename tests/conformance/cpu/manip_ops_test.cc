@@ -170,6 +170,50 @@ TEST(ManipOpsTest, TransposeTilesMatchTheStridedCopy) {
   EXPECT_FALSE(takes(DType::kFloat32, {0, 64}, {1, 0}));           // empty
 }
 
+// Copies of 256 KB and more are split over the team along their outermost dimension
+// (strided_copy.cc): the parts together give the element-by-element reference, for
+// uneven part sizes, strided rows (a slice) and a transpose's runs; a cancelled token
+// stops them with its status.
+TEST(ManipOpsTest, LargeStridedCopiesSplitOverTheTeam) {
+  std::mt19937 rng(4);
+  for (const auto& [dims, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
+           {{197, 12, 64}, {1, 0, 2}}, {{3, 197, 4, 97}, {2, 1, 0, 3}}, {{1031, 70}, {0, 1}}}) {
+    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
+    cpu::Box box;
+    for (int64_t p : perm) {
+      box.shape.push_back(dims[p]);
+      box.src_strides.push_back(in_strides[p]);
+    }
+    if (perm == std::vector<int64_t>{0, 1}) {  // a slice: columns [5, 70) of rows of 75
+      box.shape[1] = 65;
+      box.src_strides = {75, 1};
+      box.src_offset = 5;
+    }
+    box.dst_strides = cpu::RowMajorStrides(box.shape);
+    int64_t src_size = 1, dst_size = 1;
+    for (int64_t d : dims) src_size *= d;
+    for (int64_t d : box.shape) dst_size *= d;
+    if (box.src_offset != 0) src_size = 1031 * 75;
+    Tensor x = Tensor::Allocate(DType::kInt32, Shape({src_size})).value();
+    for (int64_t i = 0; i < src_size; ++i) x.data<int32_t>()[i] = static_cast<int32_t>(rng());
+    Tensor got = Tensor::Allocate(DType::kInt32, Shape({dst_size})).value();
+    SCOPED_TRACE(Shape(box.shape).ToString());
+    ASSERT_TRUE(cpu::CopyBox(x, got, box, nullptr).ok());
+    std::vector<int64_t> index(box.shape.size(), 0);
+    for (int64_t i = 0; i < dst_size; ++i) {
+      int64_t s = box.src_offset, left = i;
+      for (int k = static_cast<int>(box.shape.size()) - 1; k >= 0; --k) {
+        s += left % box.shape[k] * box.src_strides[k];
+        left /= box.shape[k];
+      }
+      ASSERT_EQ(got.data<int32_t>()[i], x.data<int32_t>()[s]) << i;
+    }
+    CancellationToken token;
+    token.Cancel();
+    EXPECT_EQ(cpu::CopyBox(x, got, box, &token).code(), absl::StatusCode::kCancelled);
+  }
+}
+
 // Which boxes the shuffles take: exactly the short-axis transposes.
 TEST(ManipOpsTest, ChannelInterleaveTakesOnlyShortAxisTransposes) {
   auto box = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
