@@ -10,6 +10,18 @@ StatusOr<Tensor*> KernelContext::AllocateOutput(int i, const Shape& shape) {
   return &outputs_[i];
 }
 
+Tensor* KernelContext::ForwardInput(int i, int o) {
+  if (i < 0 || static_cast<size_t>(i) >= forwardable_.size() || forwardable_[i] == nullptr) return nullptr;
+  Tensor* slot = forwardable_[i];
+  if (!slot->valid() || slot->dtype() == DType::kString || slot->dtype() != node_.output(o).dtype ||
+      slot->buffer() == nullptr || !slot->on_host() || slot->buffer().use_count() != 1) {
+    return nullptr;
+  }
+  outputs_[o] = std::move(*slot);
+  *slot = Tensor();
+  return &outputs_[o];
+}
+
 Status KernelContext::Error(const Status& status) const {
   return errors::WithNode(
       errors::Make(status.code(), absl::StrCat("node '", node_.name(), "' (", node_.op_name(),

@@ -37,6 +37,15 @@ class KernelContext {
   StatusOr<Tensor*> AllocateOutput(int i, const Shape& shape);
   // Spare buffers AllocateOutput may reuse (the running plan's); nullptr: none.
   void set_pool(TensorPool* pool) { pool_ = pool; }
+  // Output `o` taken over from input `i` (its tensor moved there, buffer and all;
+  // input(i) is then invalid) when the run reads input i for the last time here, once,
+  // and nothing else holds its host buffer; nullptr otherwise, and input(i) stays. For
+  // kernels that can compute their output over an input: a convolution summing a
+  // residual into its destination. The caller checks the shape it needs.
+  Tensor* ForwardInput(int i, int o);
+  // The running plan's slots of the inputs this step may forward (nullptr for the
+  // others), by input index.
+  void set_forwardable(std::span<Tensor* const> slots) { forwardable_ = slots; }
   VariableStore& variables() const { return *variables_; }
   // nullptr when the run has no variables.
   VariableStore* variable_store() const { return variables_; }
@@ -57,6 +66,7 @@ class KernelContext {
   const CancellationToken* cancellation_;
   OutputSink* output_;
   TensorPool* pool_ = nullptr;
+  std::span<Tensor* const> forwardable_;
 };
 
 class OpKernel {

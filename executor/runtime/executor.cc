@@ -97,6 +97,13 @@ Status PlanRunner::Run(std::vector<Tensor>& values, const RunContext& ctx) {
     KernelContext kctx(*step.node, inputs_, std::span<Tensor>(outputs_.data(), num_outputs), ctx.variables,
                        &token, ctx.output);
     kctx.set_pool(&pool_);
+    if (step.forwards) {
+      forwardable_.clear();
+      for (size_t k = 0; k < step.input_slots.size(); ++k) {
+        forwardable_.push_back(step.forwardable[k] ? &slots_[step.input_slots[k]] : nullptr);
+      }
+      kctx.set_forwardable(forwardable_);
+    }
     Status status = step.kernel->Compute(kctx);
     if (ctx.trace != nullptr && status.ok()) status = RecordStep(step, run_start, step_start, *ctx.trace);
     if (!status.ok()) {

@@ -64,6 +64,7 @@ class PlanRunner {
   const Plan& plan_;
   std::vector<Tensor> slots_;
   std::vector<const Tensor*> inputs_;
+  std::vector<Tensor*> forwardable_;  // the running step's (Plan::Step::forwardable)
   std::vector<Tensor> outputs_;
   bool check_each_step_;
   std::vector<bool> fetch_moves_;  // false where a later fetch reads the same slot

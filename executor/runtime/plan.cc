@@ -1,5 +1,7 @@
 #include "executor/runtime/plan.h"
 
+#include <algorithm>
+
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
@@ -198,6 +200,14 @@ StatusOr<std::unique_ptr<const Plan>> Plan::Build(const ExecutionSpec& spec, con
       const int slot = slot_of[v];
       step.input_slots.push_back(slot);
       if (last_reader[v] == static_cast<int>(s) && !kept.contains(slot)) step.release_slots.push_back(slot);
+    }
+    for (size_t k = 0; k < step.input_slots.size(); ++k) {
+      const int slot = step.input_slots[k];
+      const bool released = slot != kNoSlot && std::find(step.release_slots.begin(), step.release_slots.end(),
+                                                         slot) != step.release_slots.end();
+      const bool once = std::count(step.input_slots.begin(), step.input_slots.end(), slot) == 1;
+      step.forwardable.push_back(released && once);
+      step.forwards = step.forwards || (released && once);
     }
     for (int v : p.outputs) step.output_slots.push_back(v < 0 || slot_of[v] == kNoSlot ? discard : slot_of[v]);
     if (p.copy == Step::Copy::kNone && node->num_outputs() == 1) step.constant = step.kernel->ConstantOutput();

@@ -34,6 +34,11 @@ class Plan {
     std::vector<int> input_slots;   // kNoSlot for ref inputs
     std::vector<int> output_slots;  // kDiscardSlot for outputs nobody reads
     std::vector<int> release_slots; // slots last read by this step
+    // Per input: read last here, and only once by this step, so that its kernel may
+    // write its output over it (KernelContext::ForwardInput) when nothing else holds
+    // the buffer. `forwards` when any is.
+    std::vector<bool> forwardable;
+    bool forwards = false;
     // The kernel's fixed output (OpKernel::ConstantOutput), bound without running it.
     const Tensor* constant = nullptr;
     // Where it runs; for a copy step, the non-host device on the other side.

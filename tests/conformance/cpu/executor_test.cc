@@ -5,6 +5,8 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <random>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -331,6 +333,112 @@ TEST(TensorPoolTest, LargeBuffersGoBackToTheBufferCache) {
   pool.Give(Tensor::Allocate(DType::kFloat32, Shape({large})).value());
   EXPECT_TRUE(pool.Take(DType::kFloat32, Shape({large}), &out));
   SetBufferCacheCapacity(capacity);
+}
+
+// Plan::Step::forwardable: an input may be forwarded where the step reads it for the
+// last time, and once; never a feed or a fetch (kept), nor a value read twice by the
+// step or read again later.
+TEST(PlanTest, ForwardableInputsAreReadLastAndOnce) {
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, P({3}));
+  const Node* a = g.AddNode({.name = "a", .op = "Relu", .inputs = {{x, 0}}}).value();
+  const Node* b = g.AddNode({.name = "b", .op = "Relu", .inputs = {{a, 0}}}).value();
+  const Node* s = g.AddNode({.name = "s", .op = "Add", .inputs = {{b, 0}, {a, 0}}}).value();
+  const Node* sq = g.AddNode({.name = "sq", .op = "Mul", .inputs = {{s, 0}, {s, 0}}}).value();
+  ASSERT_TRUE(g.AddNode({.name = "out", .op = "Add", .inputs = {{sq, 0}, {b, 0}}}).ok());
+  const std::vector<std::string> feeds = {"x"}, fetches = {"out"}, targets;
+  auto spec = compiler::Prune(g, feeds, fetches, targets);
+  ASSERT_TRUE(spec.ok()) << spec.status();
+  auto plan = Plan::Build(*spec, Device());
+  ASSERT_TRUE(plan.ok()) << plan.status();
+  std::map<std::string, std::vector<bool>> flags;
+  for (const Plan::Step& step : (*plan)->steps()) flags[step.node->name()] = step.forwardable;
+  EXPECT_EQ(flags["a"], std::vector<bool>{false});              // x: a feed
+  EXPECT_EQ(flags["b"], std::vector<bool>{false});              // a: read again by s
+  EXPECT_EQ(flags["s"], (std::vector<bool>{false, true}));      // b: read again by out; a: last
+  EXPECT_EQ(flags["sq"], (std::vector<bool>{false, false}));    // s twice
+  EXPECT_EQ(flags["out"], (std::vector<bool>{true, true}));
+  auto r = RunGraph(g, {{"x", Make<float>(Shape({3}), {-1, 2, 3})}}, {"out"});
+  ASSERT_TRUE(r.ok()) << r.status();
+  ExpectClose((*r)[0], {0, 18, 39});  // (2a)^2 + a with a = relu(x)
+}
+
+// KernelContext::ForwardInput hands over an input's buffer only when the step may
+// forward it, nothing else references the buffer and its dtype is the output's.
+TEST(KernelContextTest, ForwardInputTakesOnlyUnsharedBuffersOfTheOutputsDType) {
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, P({2}));
+  const Node* y = AddPlaceholder(g, "y", DType::kInt32, P({2}));
+  const Node* add = g.AddNode({.name = "add", .op = "Add", .inputs = {{x, 0}, {x, 0}}}).value();
+  Tensor a = Make<float>(Shape({2}), {1, 2}), b = Make<float>(Shape({2}), {3, 4}), c = Make<int32_t>(Shape({2}), {5, 6});
+  const void* a_data = a.raw_data();
+  std::vector<const Tensor*> inputs = {&a, &b, &c};
+  std::vector<Tensor> outputs(1);
+  CancellationToken token;
+  KernelContext ctx(*add, inputs, outputs, nullptr, &token);
+  EXPECT_EQ(ctx.ForwardInput(0, 0), nullptr);  // no forwardable slots given
+  Tensor held = b;                             // b's buffer shared
+  std::vector<Tensor*> slots = {&a, &b, &c};
+  ctx.set_forwardable(slots);
+  EXPECT_EQ(ctx.ForwardInput(1, 0), nullptr);
+  EXPECT_TRUE(b.valid());
+  EXPECT_EQ(ctx.ForwardInput(2, 0), nullptr);  // int32 into a float32 output
+  EXPECT_TRUE(c.valid());
+  Tensor* out = ctx.ForwardInput(0, 0);
+  ASSERT_NE(out, nullptr);
+  EXPECT_EQ(out, &outputs[0]);
+  EXPECT_EQ(out->raw_data(), a_data);
+  ExpectClose(*out, {1, 2});
+  EXPECT_FALSE(a.valid());                     // moved out of its slot
+  EXPECT_EQ(ctx.ForwardInput(0, 0), nullptr);  // nothing left to take
+  (void)y;
+}
+
+// ConvND with a residual writes over the residual's buffer when the run is done with
+// it (forwarded), and copies it otherwise: a residual read again after the convolution
+// (here by `after`) keeps its values, and both give conv + residual, on oneDNN's path
+// (float32) and the loops' (float64, where a forwarded residual is set aside first).
+TEST(KernelContextTest, ConvolutionResidualsAreForwardedOnlyWhenDone) {
+  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    for (bool read_after : {false, true}) {
+      SCOPED_TRACE(absl::StrCat(DTypeName(dtype), read_after ? " residual read after" : " residual forwarded"));
+      std::mt19937 rng(8);
+      Graph g;
+      const Node* x = AddPlaceholder(g, "x", dtype, P({1, 5, 6, 16}));
+      const Node* rin = AddPlaceholder(g, "rin", dtype, P({1, 5, 6, 32}));
+      Tensor fv = dtype == DType::kFloat32 ? Random<float>(Shape({32, 16, 1, 1}), rng, -1, 1)
+                                           : Random<double>(Shape({32, 16, 1, 1}), rng, -1, 1);
+      const Node* f = g.AddNode({.name = "f", .op = "Const", .attrs = {{"value", fv}}}).value();
+      // The residual an intermediate value (a feed is never forwarded).
+      const Node* r = g.AddNode({.name = "r", .op = "Relu", .inputs = {{rin, 0}}}).value();
+      const Node* conv = g.AddNode({.name = "conv", .op = "ConvND", .inputs = {{x, 0}, {f, 0}, {r, 0}},
+                                    .attrs = {{"strides", IntList{1, 1}}, {"pads", IntList{0, 0, 0, 0}},
+                                              {"channels_last", true}, {"constant_filter", true},
+                                              {"residual", true}}})
+                             .value();
+      const Node* plain = g.AddNode({.name = "plain", .op = "ConvND", .inputs = {{x, 0}, {f, 0}},
+                                     .attrs = {{"strides", IntList{1, 1}}, {"pads", IntList{0, 0, 0, 0}},
+                                               {"channels_last", true}}})
+                              .value();
+      ASSERT_TRUE(g.AddNode({.name = "after", .op = "Sub", .inputs = {{conv, 0}, {r, 0}}}).ok());
+      (void)plain;
+      Tensor xv = dtype == DType::kFloat32 ? Random<float>(Shape({1, 5, 6, 16}), rng, -1, 1)
+                                           : Random<double>(Shape({1, 5, 6, 16}), rng, -1, 1);
+      Tensor rv = dtype == DType::kFloat32 ? Random<float>(Shape({1, 5, 6, 32}), rng, -1, 1)
+                                           : Random<double>(Shape({1, 5, 6, 32}), rng, -1, 1);
+      const std::vector<std::string> fetches =
+          read_after ? std::vector<std::string>{"after", "plain"} : std::vector<std::string>{"conv", "plain"};
+      auto out = RunGraph(g, {{"x", xv}, {"rin", rv}}, fetches);
+      ASSERT_TRUE(out.ok()) << out.status();
+      const std::vector<double> rvals = ToDouble(rv), plain_vals = ToDouble((*out)[1]);
+      std::vector<double> want(plain_vals.size());
+      for (size_t i = 0; i < want.size(); ++i) {
+        // conv + relu(r), or after: (conv + relu(r)) - relu(r) = conv
+        want[i] = read_after ? plain_vals[i] : plain_vals[i] + std::max(rvals[i], 0.0);
+      }
+      ExpectClose((*out)[0], want, 1e-5, 1e-5);
+    }
+  }
 }
 
 TEST(PlanRunnerTest, RerunsInPlaceWithTheSameResults) {
