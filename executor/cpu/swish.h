@@ -3,7 +3,7 @@
 // convolutions, applied by the ConvND kernel after oneDNN's primitive instead of as a
 // oneDNN eltwise post-op. oneDNN 2.6's swish costs ~0.65 ns per value per core on
 // AVX-512, these loops ~0.4 (kernels_bench BM_Swish/N/1 against BM_Swish/N/0), most of
-// it the exp: without the division 0.27.
+// it the exp.
 //
 // Values: x / (1 + exp(-x)) with a Cephes-style exp (as fast_math.h's, within ~1.5
 // ulp) and an IEEE division, so within a few ulp of the exact function. NaN stays NaN,
