@@ -1,5 +1,7 @@
 #include "executor/kernel.h"
 
+#include <atomic>
+
 #include "executor/runtime/tensor_pool.h"
 
 namespace graphd::executor {
@@ -17,6 +19,8 @@ Tensor* KernelContext::ForwardInput(int i, int o) {
       slot->buffer() == nullptr || !slot->on_host() || slot->buffer().use_count() != 1) {
     return nullptr;
   }
+  // Whoever dropped the other references wrote the buffer before: see it before writing.
+  std::atomic_thread_fence(std::memory_order_acquire);
   outputs_[o] = std::move(*slot);
   *slot = Tensor();
   return &outputs_[o];

@@ -89,7 +89,9 @@ class TransposeKernel : public OpKernel {
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape(box.shape)));
     if (CopyChannelInterleave(x, *out, box)) return absl::OkStatus();
     const bool runs = ContiguousRun(x.shape(), perm) >= kMinCopyRun && x.num_elements() < kMaxRunCopyElements;
-    if (!runs && CopyTransposedTiles(x, *out, box)) return absl::OkStatus();
+    if (!runs) {
+      if (std::optional<Status> tiled = CopyTransposedTiles(x, *out, box, &ctx.cancellation())) return *tiled;
+    }
     if (x.dtype() == DType::kFloat32 && x.num_elements() >= kDnnlMinElements && rank <= DNNL_MAX_NDIMS && !runs) {
       RunReorder(x, *out, box);
       return absl::OkStatus();

@@ -2,6 +2,7 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -16,13 +17,15 @@ namespace {
 // value: the team pays earlier than for layer normalisation's 32768).
 constexpr int64_t kParallelValues = 8192;
 
-// exp(x - m) below this is 0: the exact value is a denormal (under FLT_MIN), which
+// exp(x - m) below this (ln FLT_MIN) is 0: the exact value is a denormal, which
 // TensorFlow's CPU kernels (flushing denormals) give as 0 too, and making one costs a
 // microcode assist (~100 cycles) per value: an attention mask's -1e4 or -inf added to
 // most of a row's logits would take that on every masked value.
-constexpr float kExpLow = -87.33f;
+constexpr float kExpLow = -87.3365f;
 
-inline float ExpOrZero(float d) { return d < kExpLow ? 0.f : fast_math::Exp(d); }  // NaN: Exp's NaN
+// The exp is taken of the clamped value: vectorised, the select computes both sides.
+// NaN: std::max keeps its first operand, and Exp's NaN comes out.
+inline float ExpOrZero(float d) { return d < kExpLow ? 0.f : fast_math::Exp(std::max(d, kExpLow)); }
 
 // exp(v - m) for 16 values, 0 below kExpLow. max and the compare let a NaN through
 // (max returns its second operand when one is NaN; NLT_UQ holds for NaN).

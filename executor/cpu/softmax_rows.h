@@ -1,6 +1,6 @@
 // float32 softmax and log-softmax over contiguous rows (the last axis): per row the
 // maximum m, e_i = exp(x_i - m) by fast_math.h's or exp16.h's exp (within ~1.5 ulp;
-// 0 where x_i - m < -87.33, whose exp is a denormal: TensorFlow's flushed value), then
+// 0 where x_i - m < ln FLT_MIN, whose exp is a denormal: TensorFlow's flushed value), then
 // y_i = e_i * (1 / sum(e)), or y_i = (x_i - m) - log(sum(e)). Rows split over the
 // OpenMP team when there are enough values to pay for the fork.
 //

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <type_traits>
 
+#include "absl/strings/str_cat.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/team.h"
 
@@ -126,11 +127,15 @@ Status CopySplit(const T* src, T* dst, const Box& box, int threads, const Cancel
 #pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
   for (int64_t p = 0; p < parts; ++p) {
     if (p * per >= outer || failed.load(std::memory_order_relaxed)) continue;
-    Box part = box;
-    part.shape[0] = std::min(per, outer - p * per);
-    part.src_offset += p * per * box.src_strides[0];
-    part.dst_offset += p * per * box.dst_strides[0];
-    done[p] = Copy<T>(src, dst, part, token);
+    try {  // nothing may leave the parallel region (the part's box allocates)
+      Box part = box;
+      part.shape[0] = std::min(per, outer - p * per);
+      part.src_offset += p * per * box.src_strides[0];
+      part.dst_offset += p * per * box.dst_strides[0];
+      done[p] = Copy<T>(src, dst, part, token);
+    } catch (const std::exception& e) {
+      done[p] = absl::ResourceExhaustedError(absl::StrCat("strided copy: ", e.what()));
+    }
     if (!done[p].ok()) failed.store(true);
   }
   for (const Status& st : done) RETURN_IF_ERROR(st);
@@ -182,7 +187,10 @@ Status CopyBox(const Tensor& src, Tensor& dst, Box box, const CancellationToken*
       int64_t elements = 1;
       for (int64_t n : box.shape) elements *= n;
       const int threads = TeamThreads();
-      if (threads > 1 && box.shape[0] >= 2 && elements * static_cast<int64_t>(sizeof(T)) >= kParallelBytes) {
+      // Not tiled copies (a transpose of other than 4-byte values): parts of their
+      // first dimension could be narrower than a tile.
+      if (threads > 1 && box.shape[0] >= 2 && elements * static_cast<int64_t>(sizeof(T)) >= kParallelBytes &&
+          TransposedDim(box) < 0) {
         return CopySplit<T>(src.data<T>(), dst.data<T>(), box, threads, token);
       }
     }

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -14,6 +15,8 @@ namespace {
 constexpr int64_t kTile = 8;
 // Rows per work item: two tiles.
 constexpr int64_t kItemRows = 16;
+// Work items between two polls of the cancellation token.
+constexpr int64_t kItemsPerCheck = 64;
 
 // One 2-D transpose: dst[i * dst_i + j] = src[i + j * src_j] for i < ni, j < nj (i runs
 // along the source's stride-1 axis, j along the destination's).
@@ -72,19 +75,20 @@ bool HostHasAvx2() {
   return has;
 }
 
-bool Copy(const Tensor& src, Tensor& dst, const Box& box, bool allow_avx2) {
+std::optional<Status> Copy(const Tensor& src, Tensor& dst, const Box& box, const CancellationToken* token,
+                           bool allow_avx2) {
   if (DTypeSize(src.dtype()) != 4 || DTypeSize(dst.dtype()) != 4 || box.src_offset != 0 || box.dst_offset != 0) {
-    return false;
+    return std::nullopt;
   }
   Box b = box;
-  if (!SimplifyBox(b)) return false;  // empty: nothing to move
+  if (!SimplifyBox(b)) return std::nullopt;  // empty: nothing to move
   const int rank = static_cast<int>(b.shape.size());
   int ia = -1, ib = -1;  // the axes with source and destination stride 1
   for (int k = 0; k < rank; ++k) {
     if (b.src_strides[k] == 1 && ia < 0) ia = k;
     if (b.dst_strides[k] == 1 && ib < 0) ib = k;
   }
-  if (ia < 0 || ib < 0 || ia == ib || b.shape[ia] < kTile || b.shape[ib] < kTile) return false;
+  if (ia < 0 || ib < 0 || ia == ib || b.shape[ia] < kTile || b.shape[ib] < kTile) return std::nullopt;
   // The other axes: each plane's offsets, in order.
   std::vector<int> outer;
   for (int k = 0; k < rank; ++k) {
@@ -118,22 +122,37 @@ bool Copy(const Tensor& src, Tensor& dst, const Box& box, bool allow_avx2) {
     if (whole > i0) TilesAvx2(p, i0, whole);
     Scalar(p, whole, i1, 0, nj);
   };
+  // The token is polled every kItemsPerCheck items (each at least 8 x 8 values); once
+  // it fails the items after are skipped.
+  std::atomic<bool> cancelled{false};
+  const auto poll = [&](int64_t item) {
+    if (token == nullptr || item % kItemsPerCheck != 0) return !cancelled.load(std::memory_order_relaxed);
+    if (!token->Check().ok()) cancelled.store(true);
+    return !cancelled.load(std::memory_order_relaxed);
+  };
   const int threads = TeamThreads();
   if (planes * ni * nj < kOneThreadElements || items < 2 || threads == 1) {
-    for (int64_t item = 0; item < items; ++item) run(item);
-    return true;
-  }
+    for (int64_t item = 0; item < items && poll(item); ++item) run(item);
+  } else {
 #pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t item = 0; item < items; ++item) run(item);
-  return true;
+    for (int64_t item = 0; item < items; ++item) {
+      if (poll(item)) run(item);
+    }
+  }
+  if (cancelled.load()) return token->Check();
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-bool CopyTransposedTiles(const Tensor& src, Tensor& dst, const Box& box) { return Copy(src, dst, box, true); }
+std::optional<Status> CopyTransposedTiles(const Tensor& src, Tensor& dst, const Box& box,
+                                          const CancellationToken* token) {
+  return Copy(src, dst, box, token, true);
+}
 
-bool CopyTransposedTilesPortable(const Tensor& src, Tensor& dst, const Box& box) {
-  return Copy(src, dst, box, false);
+std::optional<Status> CopyTransposedTilesPortable(const Tensor& src, Tensor& dst, const Box& box,
+                                                  const CancellationToken* token) {
+  return Copy(src, dst, box, token, false);
 }
 
 }  // namespace graphd::executor::cpu

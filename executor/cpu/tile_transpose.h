@@ -7,6 +7,10 @@
 #ifndef GRAPHD_EXECUTOR_CPU_TILE_TRANSPOSE_H_
 #define GRAPHD_EXECUTOR_CPU_TILE_TRANSPOSE_H_
 
+#include <optional>
+
+#include "core/cancellation.h"
+#include "core/status.h"
 #include "core/tensor.h"
 #include "executor/cpu/strided_copy.h"
 
@@ -15,12 +19,15 @@ namespace graphd::executor::cpu {
 // Copies `box` (strided_copy.h; offsets 0) from `src` to `dst`, both 4-byte dtypes,
 // when, with size-1 axes dropped and contiguous axes merged, one axis has source
 // stride 1 and another destination stride 1, each of at least 8 elements (the other
-// axes, any strides, are looped over). True when done; false (nothing written) for
-// any other box.
-bool CopyTransposedTiles(const Tensor& src, Tensor& dst, const Box& box);
+// axes, any strides, are looped over): then the copy's status (Cancelled when `token`,
+// polled as it goes, says so; it may be null). nullopt (nothing written) for any other
+// box.
+std::optional<Status> CopyTransposedTiles(const Tensor& src, Tensor& dst, const Box& box,
+                                          const CancellationToken* token);
 
 // For tests: the same without AVX2 even where the host has it.
-bool CopyTransposedTilesPortable(const Tensor& src, Tensor& dst, const Box& box);
+std::optional<Status> CopyTransposedTilesPortable(const Tensor& src, Tensor& dst, const Box& box,
+                                                  const CancellationToken* token);
 
 }  // namespace graphd::executor::cpu
 

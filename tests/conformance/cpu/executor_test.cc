@@ -441,6 +441,50 @@ TEST(KernelContextTest, ConvolutionResidualsAreForwardedOnlyWhenDone) {
   }
 }
 
+// On oneDNN's path (a 3x3 convolution), ConvND computes over a forwardable residual's
+// buffer: the output is that buffer, holding conv + residual. A residual whose buffer
+// is shared stays as it was, and the output gets a buffer of its own.
+TEST(KernelContextTest, ConvolutionComputesOverAForwardedResidual) {
+  std::mt19937 rng(12);
+  Graph g;
+  const Node* x = AddPlaceholder(g, "x", DType::kFloat32, P({1, 9, 9, 16}));
+  const Node* r = AddPlaceholder(g, "r", DType::kFloat32, P({1, 9, 9, 32}));
+  const Tensor ft = Random<float>(Shape({32, 16, 3, 3}), rng);  // shares its buffer with the Const's value
+  const Node* f = g.AddNode({.name = "f", .op = "Const", .attrs = {{"value", ft}}}).value();
+  const AttrMap window{{"strides", IntList{1, 1}}, {"pads", IntList{1, 1, 1, 1}}, {"channels_last", true},
+                       {"constant_filter", true}};
+  AttrMap with_residual = window;
+  with_residual["residual"] = true;
+  const Node* conv =
+      g.AddNode({.name = "conv", .op = "ConvND", .inputs = {{x, 0}, {f, 0}, {r, 0}}, .attrs = with_residual}).value();
+  ASSERT_TRUE(g.AddNode({.name = "plain", .op = "ConvND", .inputs = {{x, 0}, {f, 0}}, .attrs = window}).ok());
+  Tensor xt = Random<float>(Shape({1, 9, 9, 16}), rng);
+  auto plain = RunGraph(g, {{"x", xt}}, {"plain"});
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  auto kernel = Device().CreateKernel(*conv);
+  ASSERT_TRUE(kernel.ok()) << kernel.status();
+  for (bool shared : {false, true}) {
+    SCOPED_TRACE(shared ? "shared residual" : "forwardable residual");
+    Tensor rt = Random<float>(Shape({1, 9, 9, 32}), rng);
+    const std::vector<double> rv = ToDouble(rt), pv = ToDouble((*plain)[0]);
+    Tensor held;
+    if (shared) held = rt;
+    const void* r_data = rt.raw_data();
+    std::vector<const Tensor*> inputs = {&xt, &ft, &rt};
+    std::vector<Tensor> outputs(1);
+    CancellationToken token;
+    KernelContext ctx(*conv, inputs, outputs, nullptr, &token);
+    std::vector<Tensor*> slots = {nullptr, nullptr, &rt};
+    ctx.set_forwardable(slots);
+    ASSERT_TRUE((*kernel)->Compute(ctx).ok());
+    EXPECT_EQ(outputs[0].raw_data() == r_data, !shared);
+    std::vector<double> want(pv.size());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = pv[i] + rv[i];
+    ExpectClose(outputs[0], want, 1e-5, 1e-5);
+    if (shared) ExpectClose(held, rv);  // untouched
+  }
+}
+
 TEST(PlanRunnerTest, RerunsInPlaceWithTheSameResults) {
   Graph g;
   const Node* x = AddPlaceholder(g, "x", DType::kInt32, P({3}));

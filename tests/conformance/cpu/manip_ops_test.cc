@@ -144,12 +144,21 @@ TEST(ManipOpsTest, TransposeTilesMatchTheStridedCopy) {
     for (bool portable : {false, true}) {
       SCOPED_TRACE(absl::StrCat(Shape(dims).ToString(), " perm ", absl::StrJoin(perm, ","), " portable ", portable));
       Tensor got = Tensor::Allocate(DType::kInt32, Shape(box.shape)).value();
-      ASSERT_TRUE(portable ? cpu::CopyTransposedTilesPortable(x, got, box) : cpu::CopyTransposedTiles(x, got, box));
+      const std::optional<Status> done = portable ? cpu::CopyTransposedTilesPortable(x, got, box, nullptr)
+                                                  : cpu::CopyTransposedTiles(x, got, box, nullptr);
+      ASSERT_TRUE(done.has_value());
+      ASSERT_TRUE(done->ok()) << *done;
       for (int64_t i = 0; i < want.num_elements(); ++i) {
         ASSERT_EQ(got.data<int32_t>()[i], want.data<int32_t>()[i]) << i;
       }
     }
     CheckTranspose<float>(Shape(dims), perm);  // and through the op
+    CancellationToken token;
+    token.Cancel();
+    Tensor cancelled = Tensor::Allocate(DType::kInt32, Shape(box.shape)).value();
+    const std::optional<Status> stopped = cpu::CopyTransposedTiles(x, cancelled, box, &token);
+    ASSERT_TRUE(stopped.has_value());
+    EXPECT_EQ(stopped->code(), absl::StatusCode::kCancelled);
   }
   auto takes = [](DType dtype, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
     std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
@@ -161,7 +170,7 @@ TEST(ManipOpsTest, TransposeTilesMatchTheStridedCopy) {
     b.dst_strides = cpu::RowMajorStrides(b.shape);
     Tensor src = Tensor::Allocate(dtype, Shape(dims)).value();
     Tensor dst = Tensor::Allocate(dtype, Shape(b.shape)).value();
-    return cpu::CopyTransposedTiles(src, dst, b);
+    return cpu::CopyTransposedTiles(src, dst, b, nullptr).has_value();
   };
   EXPECT_TRUE(takes(DType::kFloat32, {197, 12, 64}, {1, 2, 0}));
   EXPECT_FALSE(takes(DType::kFloat32, {197, 12, 64}, {1, 0, 2}));  // runs of 64: not tiles

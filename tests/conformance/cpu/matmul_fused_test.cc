@@ -128,6 +128,9 @@ TEST(MatMulFusedTest, SplitProductsOnTheSingleTeamMatchTheReference) {
   // In single-team mode the leading thread runs the row and column halves on the
   // OpenMP team, one block per thread, instead of with the helper thread.
   cpu::SetSingleTeam(true);
+  struct Restore {
+    ~Restore() { cpu::SetSingleTeam(false); }  // also when a check returns early
+  } restore;
   {
     cpu::TeamScope lead(/*lead=*/true);
     for (bool constant_weights : {false, true}) {
@@ -138,7 +141,6 @@ TEST(MatMulFusedTest, SplitProductsOnTheSingleTeamMatchTheReference) {
       }
     }
   }
-  cpu::SetSingleTeam(false);
 }
 
 TEST(MatMulFusedTest, GeluMatchesTheReferenceOnEveryPath) {
