@@ -46,6 +46,19 @@ void CheckTranspose(const Shape& shape, const std::vector<int64_t>& perm) {
               }));
 }
 
+// The strided-copy box of Transpose(x of `dims`, `perm`): output-ordered shape and
+// source strides, row-major destination.
+cpu::Box TransposeBox(const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
+  std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
+  cpu::Box b;
+  for (int64_t p : perm) {
+    b.shape.push_back(dims[p]);
+    b.src_strides.push_back(in_strides[p]);
+  }
+  b.dst_strides = cpu::RowMajorStrides(b.shape);
+  return b;
+}
+
 TEST(ManipOpsTest, Transpose) {
   CheckTranspose<float>(Shape({2, 3}), {1, 0});
   CheckTranspose<float>(Shape({2, 3, 4}), {2, 0, 1});
@@ -130,13 +143,7 @@ TEST(ManipOpsTest, TransposeTilesMatchTheStridedCopy) {
       {{197, 12, 64}, {1, 2, 0}}, {{3, 17, 2, 33}, {2, 3, 0, 1}}, {{8, 40, 37}, {0, 2, 1}},
       {{2, 31, 3, 24}, {3, 0, 2, 1}}};
   for (const auto& [dims, perm] : cases) {
-    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
-    cpu::Box box;
-    for (int64_t p : perm) {
-      box.shape.push_back(dims[p]);
-      box.src_strides.push_back(in_strides[p]);
-    }
-    box.dst_strides = cpu::RowMajorStrides(box.shape);
+    const cpu::Box box = TransposeBox(dims, perm);
     Tensor x = Tensor::Allocate(DType::kInt32, Shape(dims)).value();
     for (int64_t i = 0; i < x.num_elements(); ++i) x.data<int32_t>()[i] = static_cast<int32_t>(rng());
     Tensor want = Tensor::Allocate(DType::kInt32, Shape(box.shape)).value();
@@ -161,13 +168,7 @@ TEST(ManipOpsTest, TransposeTilesMatchTheStridedCopy) {
     EXPECT_EQ(stopped->code(), absl::StatusCode::kCancelled);
   }
   auto takes = [](DType dtype, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
-    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
-    cpu::Box b;
-    for (int64_t p : perm) {
-      b.shape.push_back(dims[p]);
-      b.src_strides.push_back(in_strides[p]);
-    }
-    b.dst_strides = cpu::RowMajorStrides(b.shape);
+    const cpu::Box b = TransposeBox(dims, perm);
     Tensor src = Tensor::Allocate(dtype, Shape(dims)).value();
     Tensor dst = Tensor::Allocate(dtype, Shape(b.shape)).value();
     return cpu::CopyTransposedTiles(src, dst, b, nullptr).has_value();
@@ -187,18 +188,13 @@ TEST(ManipOpsTest, LargeStridedCopiesSplitOverTheTeam) {
   std::mt19937 rng(4);
   for (const auto& [dims, perm] : std::vector<std::pair<std::vector<int64_t>, std::vector<int64_t>>>{
            {{197, 12, 64}, {1, 0, 2}}, {{3, 197, 4, 97}, {2, 1, 0, 3}}, {{1031, 70}, {0, 1}}}) {
-    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
-    cpu::Box box;
-    for (int64_t p : perm) {
-      box.shape.push_back(dims[p]);
-      box.src_strides.push_back(in_strides[p]);
-    }
+    cpu::Box box = TransposeBox(dims, perm);
     if (perm == std::vector<int64_t>{0, 1}) {  // a slice: columns [5, 70) of rows of 75
       box.shape[1] = 65;
       box.src_strides = {75, 1};
       box.src_offset = 5;
+      box.dst_strides = cpu::RowMajorStrides(box.shape);
     }
-    box.dst_strides = cpu::RowMajorStrides(box.shape);
     int64_t src_size = 1, dst_size = 1;
     for (int64_t d : dims) src_size *= d;
     for (int64_t d : box.shape) dst_size *= d;
@@ -225,18 +221,8 @@ TEST(ManipOpsTest, LargeStridedCopiesSplitOverTheTeam) {
 
 // Which boxes the shuffles take: exactly the short-axis transposes.
 TEST(ManipOpsTest, ChannelInterleaveTakesOnlyShortAxisTransposes) {
-  auto box = [](const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
-    std::vector<int64_t> in_strides = cpu::RowMajorStrides(dims);
-    cpu::Box b;
-    for (int64_t p : perm) {
-      b.shape.push_back(dims[p]);
-      b.src_strides.push_back(in_strides[p]);
-    }
-    b.dst_strides = cpu::RowMajorStrides(b.shape);
-    return b;
-  };
   auto takes = [&](DType dtype, const std::vector<int64_t>& dims, const std::vector<int64_t>& perm) {
-    const cpu::Box b = box(dims, perm);
+    const cpu::Box b = TransposeBox(dims, perm);
     Tensor src = Tensor::Allocate(dtype, Shape(dims)).value();
     Tensor dst = Tensor::Allocate(dtype, Shape(b.shape)).value();
     return cpu::CopyChannelInterleave(src, dst, b);
