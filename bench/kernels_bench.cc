@@ -293,6 +293,23 @@ void BM_SoftmaxAttention(benchmark::State& state) {
 }
 BENCHMARK(BM_SoftmaxAttention)->Arg(0)->Arg(1)->Unit(benchmark::kMicrosecond);
 
+// Channels-last max pools: 0 ResNet's stem pool (3x3, stride 2, pad 1 over
+// [1, 112, 112, 64]), 1 VGG's first (2x2, stride 2 over [1, 224, 224, 64]), 2 VGG's
+// fourth ([1, 28, 28, 512]).
+void BM_MaxPool(benchmark::State& state) {
+  struct Case {
+    int64_t hw, c, k, s, p;
+  };
+  static constexpr Case kCases[] = {{112, 64, 3, 2, 1}, {224, 64, 2, 2, 0}, {28, 512, 2, 2, 0}};
+  const Case& c = kCases[state.range(0)];
+  RunOp(state, "MaxPoolND", {Shape({1, c.hw, c.hw, c.c})}, 0,
+        {{"channels_last", true},
+         {"kernel_shape", IntList{c.k, c.k}},
+         {"strides", IntList{c.s, c.s}},
+         {"pads", IntList{c.p, c.p, c.p, c.p}}});
+}
+BENCHMARK(BM_MaxPool)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
 // Means over part of the axes: NHWC's H and W (Keras' global average pool, arg 0),
 // NCHW's (1), a row's (2), and a leading axis (3). 0 and 3 run graphd's loops
 // (reduce_block.h SumMiddle), 1 and 2 oneDNN's reduction.

@@ -2,7 +2,8 @@
 // core/ops/window_nd_ops.cc). float32 runs oneDNN's pooling (with dilation) unless
 // the indices output is wanted or an including average would count ceil_mode's
 // extra cells; everything else runs a direct loop. Channels-last data
-// (channels_last) runs in place on oneDNN; the loop goes through channels-first copies.
+// (channels_last) runs in place on oneDNN (2-D max pools on max_pool_channels_last.h's
+// loops, which propagate NaN); the loop goes through channels-first copies.
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/max_pool_channels_last.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/window3.h"
 
@@ -91,6 +93,10 @@ class PoolNdKernel : public OpKernel {
       GlobalAverage(x.data<float>(), in_dims[0], g.in_size(), in_dims[1], y->data<float>());
       return absl::OkStatus();
     }
+    if (std::optional<MaxPool2d> mp = ChannelsLastMax(x, in_dims, out_dims)) {
+      MaxPoolChannelsLast(x.data<float>(), *mp, y->data<float>());
+      return absl::OkStatus();
+    }
     if (x.dtype() == DType::kFloat32 && !indices_ && x.num_elements() > 0) {
       dnnl::memory::dims pads_end;
       bool extended = false;
@@ -119,6 +125,19 @@ class PoolNdKernel : public OpKernel {
   }
 
  private:
+  // The geometry of a 2-D float32 channels-last max pool without dilation or indices
+  // that max_pool_channels_last.h runs; nullopt for any other pool.
+  std::optional<MaxPool2d> ChannelsLastMax(const Tensor& x, const std::vector<int64_t>& in_dims,
+                                           const std::vector<int64_t>& out_dims) const {
+    if (!max_ || !channels_last_ || indices_ || w_.dims != 2 || x.dtype() != DType::kFloat32) return std::nullopt;
+    if (w_.dilations[0] != 1 || w_.dilations[1] != 1) return std::nullopt;
+    const MaxPool2d g{.n = in_dims[0], .h = in_dims[2], .w = in_dims[3], .c = in_dims[1],
+                      .oh = out_dims[2], .ow = out_dims[3], .kh = w_.kernel[0], .kw = w_.kernel[1],
+                      .sh = w_.strides[0], .sw = w_.strides[1], .ph = w_.pads_begin[0], .pw = w_.pads_begin[1]};
+    if (!MaxPoolFits(g)) return std::nullopt;
+    return g;
+  }
+
   // One window over the whole unpadded input: a global average pool.
   static bool WholeWindow(const Window3& g) {
     for (int i = 0; i < 3; ++i) {

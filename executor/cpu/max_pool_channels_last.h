@@ -1,0 +1,35 @@
+// 2-D max pooling over channels-last float32 data ([batch, h, w, channels]), the
+// layout CNN chains run in (ResNet's stem pool, VGG's pools): per output cell, the
+// maximum of its window's cells inside the input, vectorised along the channels,
+// output rows spread over the OpenMP team.
+//
+// NaN propagates: a window holding a NaN gives NaN (nan_min_max.h's MaxNaN, graphd's
+// Maximum and Max). oneDNN's max pooling, which ran these before, keeps or drops a
+// NaN depending on where in the window it sits (maxps returns its second operand
+// when either is NaN).
+#ifndef GRAPHD_EXECUTOR_CPU_MAX_POOL_CHANNELS_LAST_H_
+#define GRAPHD_EXECUTOR_CPU_MAX_POOL_CHANNELS_LAST_H_
+
+#include <cstdint>
+
+namespace graphd::executor::cpu {
+
+// Sizes of one pool: input [n, h, w, c], output [n, oh, ow, c], window kh x kw
+// (dilation 1), strides sh, sw, padding ph, pw at the start (the end's is implied
+// by oh and ow).
+struct MaxPool2d {
+  int64_t n = 0, h = 0, w = 0, c = 0;
+  int64_t oh = 0, ow = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+};
+
+// Whether MaxPoolChannelsLast can run `g`: all sizes positive (pads not negative) and
+// every window holding at least one input cell.
+bool MaxPoolFits(const MaxPool2d& g);
+
+// y = the pool of x (sizes as `g`, which must fit).
+void MaxPoolChannelsLast(const float* x, const MaxPool2d& g, float* y);
+
+}  // namespace graphd::executor::cpu
+
+#endif  // GRAPHD_EXECUTOR_CPU_MAX_POOL_CHANNELS_LAST_H_

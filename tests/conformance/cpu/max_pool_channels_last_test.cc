@@ -1,0 +1,165 @@
+// 2-D float32 max pools over channels-last data (executor/cpu/max_pool_channels_last.h)
+// through MaxPoolND, against a direct reference over the window's input cells: window,
+// stride, padding and ceil_mode geometries, channel counts on and off the vector width,
+// batches, outputs large enough for the OpenMP team; NaN anywhere in a window gives
+// NaN, padding never wins, infinities and signed zeros as std::max. Geometries the
+// loops do not take (padding as wide as the window, dilation) give the same values
+// through the other paths.
+#include <cmath>
+#include <limits>
+
+#include "gmock/gmock.h"
+#include "tests/conformance/cpu/op_test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+struct Pool {
+  int64_t kh, kw, sh, sw, pt, pl, pb, pr;
+  bool ceil = false;
+  int64_t dh = 1, dw = 1;
+};
+
+AttrMap PoolAttrs(const Pool& p) {
+  return {{"kernel_shape", IntList{p.kh, p.kw}}, {"strides", IntList{p.sh, p.sw}},
+          {"pads", IntList{p.pt, p.pl, p.pb, p.pr}}, {"dilations", IntList{p.dh, p.dw}},
+          {"ceil_mode", p.ceil},                     {"channels_last", true}};
+}
+
+// The pool of x ([n, h, w, c]) into an output of y's shape: per cell the maximum of its
+// window's input cells, NaN when one of them is; float's lowest for a window wholly in
+// the padding (oneDNN's value, and ONNX Runtime's).
+Tensor Reference(const Tensor& x, const Pool& p, const Shape& out) {
+  const int64_t n = x.shape().dim(0), h = x.shape().dim(1), w = x.shape().dim(2), c = x.shape().dim(3);
+  const int64_t oh = out.dim(1), ow = out.dim(2);
+  Tensor y = Tensor::Allocate(DType::kFloat32, out).value();
+  const float* px = x.data<float>();
+  float* py = y.data<float>();
+  for (int64_t b = 0; b < n; ++b) {
+    for (int64_t r = 0; r < oh; ++r) {
+      for (int64_t q = 0; q < ow; ++q) {
+        for (int64_t ch = 0; ch < c; ++ch) {
+          float best = -std::numeric_limits<float>::infinity();
+          bool nan = false, any = false;
+          for (int64_t i = 0; i < p.kh; ++i) {
+            const int64_t ih = r * p.sh - p.pt + i * p.dh;
+            if (ih < 0 || ih >= h) continue;
+            for (int64_t j = 0; j < p.kw; ++j) {
+              const int64_t iw = q * p.sw - p.pl + j * p.dw;
+              if (iw < 0 || iw >= w) continue;
+              const float v = px[((b * h + ih) * w + iw) * c + ch];
+              nan = nan || std::isnan(v);
+              any = true;
+              best = std::max(best, v);
+            }
+          }
+          if (!any) best = std::numeric_limits<float>::lowest();
+          py[((b * oh + r) * ow + q) * c + ch] = nan ? std::numeric_limits<float>::quiet_NaN() : best;
+        }
+      }
+    }
+  }
+  return y;
+}
+
+// Bit-for-bit equal, NaN matching any NaN.
+void ExpectSame(const Tensor& got, const Tensor& want) {
+  ASSERT_EQ(got.shape(), want.shape());
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < got.num_elements() && wrong < 5; ++i) {
+    const float g = got.data<float>()[i], w = want.data<float>()[i];
+    const bool same = (std::isnan(g) && std::isnan(w)) || (g == w && std::signbit(g) == std::signbit(w));
+    if (!same) {
+      ADD_FAILURE() << "at " << i << ": got " << g << ", want " << w;
+      ++wrong;
+    }
+  }
+}
+
+void Check(const Shape& x_shape, const Pool& p, std::mt19937& rng, float nan_rate = 0.f) {
+  Tensor x = Random<float>(x_shape, rng, -50, 50);
+  std::uniform_real_distribution<float> u(0.f, 1.f);
+  for (int64_t i = 0; i < x.num_elements() && nan_rate > 0; ++i) {
+    if (u(rng) < nan_rate) x.data<float>()[i] = std::numeric_limits<float>::quiet_NaN();
+  }
+  SCOPED_TRACE(absl::StrCat(x.DebugString(), " k ", p.kh, "x", p.kw, " s ", p.sh, "x", p.sw, " pads ", p.pt, ",",
+                            p.pl, ",", p.pb, ",", p.pr, " ceil ", p.ceil, " dil ", p.dh, "x", p.dw));
+  auto got = RunOp("MaxPoolND", {x}, PoolAttrs(p));
+  ASSERT_TRUE(got.ok()) << got.status();
+  ExpectSame(*got, Reference(x, p, got->shape()));
+}
+
+TEST(MaxPoolChannelsLastTest, MatchesTheReferenceOverGeometries) {
+  std::mt19937 rng(3);
+  const std::vector<Pool> pools = {
+      {3, 3, 2, 2, 1, 1, 1, 1},               // ResNet's stem pool
+      {2, 2, 2, 2, 0, 0, 0, 0},               // VGG's
+      {3, 3, 1, 1, 1, 1, 1, 1},               // same-size output
+      {3, 2, 2, 1, 1, 0, 2, 1},               // uneven window, strides and pads
+      {2, 2, 2, 2, 0, 0, 0, 0, /*ceil=*/true},  // a last window half outside
+      {3, 3, 2, 2, 1, 1, 1, 1, /*ceil=*/true},
+      {1, 1, 1, 1, 0, 0, 0, 0},               // one tap
+      {5, 5, 3, 3, 2, 2, 2, 2},
+  };
+  const std::vector<Shape> shapes = {Shape({1, 9, 9, 16}), Shape({2, 7, 10, 3}), Shape({1, 8, 5, 17}),
+                                     Shape({1, 6, 6, 1}), Shape({3, 11, 4, 33})};
+  for (const Pool& p : pools) {
+    for (const Shape& s : shapes) Check(s, p, rng);
+  }
+  // Outputs of 16384 values and more are split over the team's threads.
+  Check(Shape({1, 112, 112, 64}), pools[0], rng);
+  Check(Shape({2, 40, 40, 48}), pools[1], rng);
+  Check(Shape({1, 57, 33, 40}), pools[3], rng);
+}
+
+TEST(MaxPoolChannelsLastTest, NanAnywhereInAWindowGivesNan) {
+  std::mt19937 rng(7);
+  // Every position of a 3x3 window in turn: one NaN in an otherwise finite input.
+  const Pool p{3, 3, 3, 3, 0, 0, 0, 0};
+  for (int64_t at = 0; at < 9; ++at) {
+    Tensor x = Random<float>(Shape({1, 3, 3, 20}), rng, -5, 5);
+    const int64_t channel = at * 2;
+    x.data<float>()[at * 20 + channel] = std::numeric_limits<float>::quiet_NaN();
+    auto got = RunOp("MaxPoolND", {x}, PoolAttrs(p));
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (int64_t ch = 0; ch < 20; ++ch) {
+      EXPECT_EQ(std::isnan(got->data<float>()[ch]), ch == channel) << "NaN at tap " << at << ", channel " << ch;
+    }
+  }
+  // Scattered NaNs over pools with padding and overlap, on one thread and on the team.
+  Check(Shape({1, 13, 13, 19}), {3, 3, 2, 2, 1, 1, 1, 1}, rng, 0.02f);
+  Check(Shape({1, 112, 112, 64}), {3, 3, 2, 2, 1, 1, 1, 1}, rng, 0.001f);
+}
+
+TEST(MaxPoolChannelsLastTest, PaddingNeverWinsAndInfinitiesAndZerosAsStdMax) {
+  // All values negative: a padded window's maximum is its largest input, never 0.
+  std::mt19937 rng(9);
+  Tensor neg = Random<float>(Shape({1, 5, 5, 18}), rng, -9, -1);
+  auto got = RunOp("MaxPoolND", {neg}, PoolAttrs({3, 3, 2, 2, 1, 1, 1, 1}));
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (int64_t i = 0; i < got->num_elements(); ++i) EXPECT_LT(got->data<float>()[i], 0.f) << i;
+  // -inf alone gives -inf (oneDNN's pooling gave float's lowest), +inf wins; -0 and +0
+  // give the first (std::max).
+  const float inf = std::numeric_limits<float>::infinity();
+  Tensor x = Tensor::Allocate(DType::kFloat32, Shape({1, 1, 2, 4})).value();
+  const float values[8] = {-inf, inf, -0.f, 0.f, -inf, 1.f, 0.f, -0.f};  // [w][c]
+  std::copy(values, values + 8, x.data<float>());
+  auto y = RunOp("MaxPoolND", {x}, PoolAttrs({1, 2, 1, 2, 0, 0, 0, 0}));
+  ASSERT_TRUE(y.ok()) << y.status();
+  ASSERT_EQ(y->num_elements(), 4);
+  EXPECT_EQ(y->data<float>()[0], -inf);
+  EXPECT_EQ(y->data<float>()[1], inf);
+  EXPECT_TRUE(y->data<float>()[2] == 0.f && std::signbit(y->data<float>()[2]));
+  EXPECT_TRUE(y->data<float>()[3] == 0.f && !std::signbit(y->data<float>()[3]));
+}
+
+TEST(MaxPoolChannelsLastTest, OtherGeometriesGoTheOtherWays) {
+  std::mt19937 rng(11);
+  // Dilation (oneDNN's pooling), and windows lying wholly in the padding.
+  Check(Shape({1, 9, 9, 16}), {2, 2, 1, 1, 0, 0, 0, 0, false, 2, 2}, rng);
+  Check(Shape({1, 6, 6, 5}), {3, 3, 2, 2, 1, 1, 1, 1, false, 2, 1}, rng);
+  Check(Shape({1, 6, 6, 5}), {2, 2, 2, 2, 2, 2, 2, 2}, rng);
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
