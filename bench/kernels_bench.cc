@@ -310,6 +310,16 @@ void BM_MaxPool(benchmark::State& state) {
 }
 BENCHMARK(BM_MaxPool)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
 
+// Global average pools over channels-last data, EfficientNet-B0's squeeze-and-excite
+// inputs: [1, 112, 112, 32], [1, 56, 56, 144], [1, 14, 14, 672], [1, 7, 7, 1152].
+void BM_GlobalAverage(benchmark::State& state) {
+  static constexpr int64_t kCases[][2] = {{112, 32}, {56, 144}, {14, 672}, {7, 1152}};
+  const int64_t hw = kCases[state.range(0)][0], c = kCases[state.range(0)][1];
+  RunOp(state, "AvgPoolND", {Shape({1, hw, hw, c})}, 0,
+        {{"channels_last", true}, {"kernel_shape", IntList{hw, hw}}});
+}
+BENCHMARK(BM_GlobalAverage)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
 // Means over part of the axes: NHWC's H and W (Keras' global average pool, arg 0),
 // NCHW's (1), a row's (2), and a leading axis (3). 0 and 3 run graphd's loops
 // (reduce_block.h SumMiddle), 1 and 2 oneDNN's reduction.

@@ -12,6 +12,7 @@
 #include "executor/cpu/channels_last.h"
 #include "executor/cpu/dispatch.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/global_average.h"
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/max_pool_channels_last.h"
 #include "executor/cpu/node_attrs.h"
@@ -19,41 +20,6 @@
 
 namespace graphd::executor::cpu {
 namespace {
-
-// y[b, i] = the mean of x[b, r, i] over `rows` rows of `c` channels (channels-last
-// data), for channels i in [c0, c1).
-__attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
-void AverageRows(const float* __restrict x, int64_t batch, int64_t rows, int64_t c, int64_t c0, int64_t c1,
-                 float* __restrict y) {
-  const float n = static_cast<float>(rows);
-  for (int64_t b = 0; b < batch; ++b) {
-    float* __restrict acc = y + b * c;
-    const float* xb = x + b * rows * c;
-    for (int64_t i = c0; i < c1; ++i) acc[i] = xb[i];
-    for (int64_t r = 1; r < rows; ++r) {
-      const float* row = xb + r * c;
-      for (int64_t i = c0; i < c1; ++i) acc[i] += row[i];
-    }
-    for (int64_t i = c0; i < c1; ++i) acc[i] /= n;
-  }
-}
-
-// A global average pool over channels-last data: one pass over the rows, on the calling
-// thread or, from kSplitAverage values and 32 channels, in two channel halves on the
-// OpenMP team. oneDNN's pooling took 7-12 us for MobileNetV3's [1, 14, 14, 96..576]
-// inputs, mostly its fixed cost per call.
-constexpr int64_t kSplitAverage = int64_t{1} << 16;
-
-void GlobalAverage(const float* x, int64_t batch, int64_t rows, int64_t c, float* y) {
-  const int threads = TeamThreads();
-  if (threads < 2 || c < 32 || batch * rows * c < kSplitAverage) {
-    AverageRows(x, batch, rows, c, 0, c, y);
-    return;
-  }
-  const int64_t half = (c / 2 + 15) / 16 * 16;
-#pragma omp parallel for num_threads(2) schedule(static)
-  for (int part = 0; part < 2; ++part) AverageRows(x, batch, rows, c, part == 0 ? 0 : half, part == 0 ? half : c, y);
-}
 
 class PoolNdKernel : public OpKernel {
  public:

@@ -241,14 +241,18 @@ TEST(ChannelsLastTest, ChannelsFirstInputMatchesChannelsFirst) {
   EXPECT_THAT(bad.status().message(), HasSubstr("input_channels_first"));
 }
 
-// One window over the whole input (a global average pool) runs pool_nd_kernels.cc's
-// pass over the rows: one thread below 32 channels or 65536 values, two channel halves
-// (starting at a multiple of 16) from there; padded or dilated windows stay on oneDNN.
+// One window over the whole input (a global average pool) runs global_average.h's pass
+// over the rows: one thread below 32768 values; from there the rows split over the team
+// (partial sums added after) or, below 64 rows, blocks of 64 channels; channel counts
+// off the block; padded or dilated windows stay on oneDNN.
 TEST(ChannelsLastTest, GlobalPoolsMatchChannelsFirst) {
   for (const char* op : {"MaxPoolND", "AvgPoolND"}) {
     CheckPool<float>(op, Shape({1, 16, 7, 7}), {7, 7}, {1, 1}, {0, 0, 0, 0}, false, false);
     CheckPool<float>(op, Shape({3, 48, 5, 6}), {5, 6}, {2, 2}, {0, 0, 0, 0}, false, false);
     CheckPool<float>(op, Shape({1, 90, 28, 28}), {28, 28}, {1, 1}, {0, 0, 0, 0}, false, false);
+    CheckPool<float>(op, Shape({2, 70, 20, 25}), {20, 25}, {1, 1}, {0, 0, 0, 0}, false, false);  // rows split
+    CheckPool<float>(op, Shape({1, 1100, 7, 7}), {7, 7}, {1, 1}, {0, 0, 0, 0}, false, false);   // channel blocks
+    CheckPool<float>(op, Shape({2, 700, 6, 9}), {6, 9}, {1, 1}, {0, 0, 0, 0}, false, false);
     CheckPool<float>(op, Shape({2, 40, 3, 4, 5}), {3, 4, 5}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, false, false);
     CheckPool<float>(op, Shape({2, 33, 9}), {9}, {1}, {0, 0}, false, false);
     CheckPool<float>(op, Shape({1, 16, 3, 3}), {4, 4}, {1, 1}, {1, 1, 0, 0}, false, true);  // padded
