@@ -320,6 +320,17 @@ void BM_GlobalAverage(benchmark::State& state) {
 }
 BENCHMARK(BM_GlobalAverage)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
 
+// A batch norm and Relu fused over channels-last data (DenseNet's pre-activations:
+// relu(x * scale + shift), per-channel operands): [1, 56, 56, 128], [1, 28, 28, 192],
+// [1, 14, 14, 512], [1, 7, 7, 1024].
+void BM_ChannelAffineRelu(benchmark::State& state) {
+  static constexpr int64_t kCases[][2] = {{56, 128}, {28, 192}, {14, 512}, {7, 1024}};
+  const int64_t hw = kCases[state.range(0)][0], c = kCases[state.range(0)][1];
+  RunOp(state, "FusedElementwise", {Shape({1, hw, hw, c}), Shape({c}), Shape({c})}, 0,
+        {{"program", std::string("Mul x0 x1; Add t0 x2; Relu t1")}});
+}
+BENCHMARK(BM_ChannelAffineRelu)->DenseRange(0, 3)->Unit(benchmark::kMicrosecond);
+
 // Means over part of the axes: NHWC's H and W (Keras' global average pool, arg 0),
 // NCHW's (1), a row's (2), and a leading axis (3). 0 and 3 run graphd's loops
 // (reduce_block.h SumMiddle), 1 and 2 oneDNN's reduction.

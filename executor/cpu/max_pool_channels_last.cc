@@ -1,8 +1,8 @@
 #include "executor/cpu/max_pool_channels_last.h"
 
 #include <algorithm>
+#include <limits>
 
-#include "executor/cpu/nan_min_max.h"
 #include "executor/cpu/team.h"
 
 namespace graphd::executor::cpu {
@@ -20,9 +20,10 @@ inline Taps TapsOf(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t in
   return {std::max<int64_t>(0, -start), std::min(k, in - start)};
 }
 
-// acc[i] = MaxNaN(acc[i], v[i]) over c channels (inlined into Rows' clones).
+// acc[i] = v[i] where v[i] > acc[i] (a NaN never is), over c channels (inlined into
+// Rows' clones).
 __attribute__((always_inline)) inline void MaxInto(float* __restrict acc, const float* __restrict v, int64_t c) {
-  for (int64_t i = 0; i < c; ++i) acc[i] = MaxNaN(acc[i], v[i]);
+  for (int64_t i = 0; i < c; ++i) acc[i] = v[i] > acc[i] ? v[i] : acc[i];
 }
 
 // Output rows [r0, r1) of all images (row r is image r / oh, row r % oh).
@@ -37,13 +38,10 @@ void Rows(const float* x, const MaxPool2d& g, float* y, int64_t r0, int64_t r1) 
     for (int64_t q = 0; q < g.ow; ++q, out += c) {
       const Taps tw = TapsOf(q, g.sw, g.pw, g.kw, g.w);
       const int64_t ih0 = orow * g.sh - g.ph, iw0 = q * g.sw - g.pw;
-      const float* first = image + ((ih0 + th.begin) * g.w + iw0 + tw.begin) * c;
-      std::copy(first, first + c, out);
+      std::fill(out, out + c, std::numeric_limits<float>::lowest());
       for (int64_t i = th.begin; i < th.end; ++i) {
         const float* row = image + ((ih0 + i) * g.w + iw0) * c;
-        for (int64_t j = tw.begin; j < tw.end; ++j) {
-          if (i != th.begin || j != tw.begin) MaxInto(out, row + j * c, c);
-        }
+        for (int64_t j = tw.begin; j < tw.end; ++j) MaxInto(out, row + j * c, c);
       }
     }
   }

@@ -3,7 +3,8 @@
 // the indices output is wanted or an including average would count ceil_mode's
 // extra cells; everything else runs a direct loop. Channels-last data
 // (channels_last) runs in place on oneDNN (2-D max pools on max_pool_channels_last.h's
-// loops, which propagate NaN); the loop goes through channels-first copies.
+// loops: TensorFlow's values where oneDNN's depended on a NaN's place), the
+// loop through channels-first copies.
 #include <algorithm>
 #include <limits>
 #include <optional>

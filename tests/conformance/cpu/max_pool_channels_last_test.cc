@@ -1,9 +1,10 @@
 // 2-D float32 max pools over channels-last data (executor/cpu/max_pool_channels_last.h)
-// through MaxPoolND, against a direct reference over the window's input cells: window,
-// stride, padding and ceil_mode geometries, channel counts on and off the vector width,
-// batches, outputs large enough for the OpenMP team; NaN anywhere in a window gives
-// NaN, padding never wins, infinities and signed zeros as std::max. Geometries the
-// loops do not take (padding as wide as the window, dilation) give the same values
+// through MaxPoolND, against a direct reference with TensorFlow's rule (each output
+// starts at float's lowest and takes std::max of each input cell of its window):
+// window, stride, padding and ceil_mode geometries, channel counts on and off the
+// vector width, batches, outputs large enough for the OpenMP team; NaNs in a window
+// are dropped, padding never wins, -inf and signed zeros as std::max. Geometries the
+// loops do not take (dilation; windows wholly in the padding) give the same values
 // through the other paths.
 #include <cmath>
 #include <limits>
@@ -26,9 +27,9 @@ AttrMap PoolAttrs(const Pool& p) {
           {"ceil_mode", p.ceil},                     {"channels_last", true}};
 }
 
-// The pool of x ([n, h, w, c]) into an output of y's shape: per cell the maximum of its
-// window's input cells, NaN when one of them is; float's lowest for a window wholly in
-// the padding (oneDNN's value, and ONNX Runtime's).
+// The pool of x ([n, h, w, c]) into an output of y's shape: per cell float's lowest,
+// then std::max of it and each of its window's input cells (TensorFlow's
+// SpatialMaxPool: a NaN is never taken).
 Tensor Reference(const Tensor& x, const Pool& p, const Shape& out) {
   const int64_t n = x.shape().dim(0), h = x.shape().dim(1), w = x.shape().dim(2), c = x.shape().dim(3);
   const int64_t oh = out.dim(1), ow = out.dim(2);
@@ -39,22 +40,17 @@ Tensor Reference(const Tensor& x, const Pool& p, const Shape& out) {
     for (int64_t r = 0; r < oh; ++r) {
       for (int64_t q = 0; q < ow; ++q) {
         for (int64_t ch = 0; ch < c; ++ch) {
-          float best = -std::numeric_limits<float>::infinity();
-          bool nan = false, any = false;
+          float best = std::numeric_limits<float>::lowest();
           for (int64_t i = 0; i < p.kh; ++i) {
             const int64_t ih = r * p.sh - p.pt + i * p.dh;
             if (ih < 0 || ih >= h) continue;
             for (int64_t j = 0; j < p.kw; ++j) {
               const int64_t iw = q * p.sw - p.pl + j * p.dw;
               if (iw < 0 || iw >= w) continue;
-              const float v = px[((b * h + ih) * w + iw) * c + ch];
-              nan = nan || std::isnan(v);
-              any = true;
-              best = std::max(best, v);
+              best = std::max(best, px[((b * h + ih) * w + iw) * c + ch]);
             }
           }
-          if (!any) best = std::numeric_limits<float>::lowest();
-          py[((b * oh + r) * ow + q) * c + ch] = nan ? std::numeric_limits<float>::quiet_NaN() : best;
+          py[((b * oh + r) * ow + q) * c + ch] = best;
         }
       }
     }
@@ -62,13 +58,13 @@ Tensor Reference(const Tensor& x, const Pool& p, const Shape& out) {
   return y;
 }
 
-// Bit-for-bit equal, NaN matching any NaN.
+// Bit-for-bit equal, zeros' signs included (a NaN, never the reference's, never matches).
 void ExpectSame(const Tensor& got, const Tensor& want) {
   ASSERT_EQ(got.shape(), want.shape());
   int64_t wrong = 0;
   for (int64_t i = 0; i < got.num_elements() && wrong < 5; ++i) {
     const float g = got.data<float>()[i], w = want.data<float>()[i];
-    const bool same = (std::isnan(g) && std::isnan(w)) || (g == w && std::signbit(g) == std::signbit(w));
+    const bool same = g == w && std::signbit(g) == std::signbit(w);
     if (!same) {
       ADD_FAILURE() << "at " << i << ": got " << g << ", want " << w;
       ++wrong;
@@ -112,20 +108,29 @@ TEST(MaxPoolChannelsLastTest, MatchesTheReferenceOverGeometries) {
   Check(Shape({1, 57, 33, 40}), pools[3], rng);
 }
 
-TEST(MaxPoolChannelsLastTest, NanAnywhereInAWindowGivesNan) {
+TEST(MaxPoolChannelsLastTest, NansInAWindowAreDropped) {
   std::mt19937 rng(7);
-  // Every position of a 3x3 window in turn: one NaN in an otherwise finite input.
+  // Every position of a 3x3 window in turn: one NaN, the window's largest value
+  // elsewhere wins.
   const Pool p{3, 3, 3, 3, 0, 0, 0, 0};
   for (int64_t at = 0; at < 9; ++at) {
     Tensor x = Random<float>(Shape({1, 3, 3, 20}), rng, -5, 5);
     const int64_t channel = at * 2;
     x.data<float>()[at * 20 + channel] = std::numeric_limits<float>::quiet_NaN();
+    float want = std::numeric_limits<float>::lowest();
+    for (int64_t cell = 0; cell < 9; ++cell) {
+      if (cell != at) want = std::max(want, x.data<float>()[cell * 20 + channel]);
+    }
     auto got = RunOp("MaxPoolND", {x}, PoolAttrs(p));
     ASSERT_TRUE(got.ok()) << got.status();
-    for (int64_t ch = 0; ch < 20; ++ch) {
-      EXPECT_EQ(std::isnan(got->data<float>()[ch]), ch == channel) << "NaN at tap " << at << ", channel " << ch;
-    }
+    EXPECT_EQ(got->data<float>()[channel], want) << "NaN at tap " << at;
   }
+  // A window of NaNs only gives float's lowest.
+  Tensor nan = Tensor::Allocate(DType::kFloat32, Shape({1, 2, 2, 3})).value();
+  std::fill(nan.data<float>(), nan.data<float>() + 12, std::numeric_limits<float>::quiet_NaN());
+  auto got = RunOp("MaxPoolND", {nan}, PoolAttrs({2, 2, 2, 2, 0, 0, 0, 0}));
+  ASSERT_TRUE(got.ok()) << got.status();
+  for (int64_t ch = 0; ch < 3; ++ch) EXPECT_EQ(got->data<float>()[ch], std::numeric_limits<float>::lowest());
   // Scattered NaNs over pools with padding and overlap, on one thread and on the team.
   Check(Shape({1, 13, 13, 19}), {3, 3, 2, 2, 1, 1, 1, 1}, rng, 0.02f);
   Check(Shape({1, 112, 112, 64}), {3, 3, 2, 2, 1, 1, 1, 1}, rng, 0.001f);
@@ -138,7 +143,7 @@ TEST(MaxPoolChannelsLastTest, PaddingNeverWinsAndInfinitiesAndZerosAsStdMax) {
   auto got = RunOp("MaxPoolND", {neg}, PoolAttrs({3, 3, 2, 2, 1, 1, 1, 1}));
   ASSERT_TRUE(got.ok()) << got.status();
   for (int64_t i = 0; i < got->num_elements(); ++i) EXPECT_LT(got->data<float>()[i], 0.f) << i;
-  // -inf alone gives -inf (oneDNN's pooling gave float's lowest), +inf wins; -0 and +0
+  // -inf alone gives float's lowest (where each output starts), +inf wins; -0 and +0
   // give the first (std::max).
   const float inf = std::numeric_limits<float>::infinity();
   Tensor x = Tensor::Allocate(DType::kFloat32, Shape({1, 1, 2, 4})).value();
@@ -147,7 +152,7 @@ TEST(MaxPoolChannelsLastTest, PaddingNeverWinsAndInfinitiesAndZerosAsStdMax) {
   auto y = RunOp("MaxPoolND", {x}, PoolAttrs({1, 2, 1, 2, 0, 0, 0, 0}));
   ASSERT_TRUE(y.ok()) << y.status();
   ASSERT_EQ(y->num_elements(), 4);
-  EXPECT_EQ(y->data<float>()[0], -inf);
+  EXPECT_EQ(y->data<float>()[0], std::numeric_limits<float>::lowest());
   EXPECT_EQ(y->data<float>()[1], inf);
   EXPECT_TRUE(y->data<float>()[2] == 0.f && std::signbit(y->data<float>()[2]));
   EXPECT_TRUE(y->data<float>()[3] == 0.f && !std::signbit(y->data<float>()[3]));
