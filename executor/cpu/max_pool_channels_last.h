@@ -3,13 +3,14 @@
 // maximum of its window's cells inside the input, vectorised along the channels,
 // output rows spread over the OpenMP team.
 //
-// Values as TensorFlow's CPU MaxPool computes them (maxpooling_op.cc: each output
-// starts at float's lowest and takes Eigen's cwiseMax, std::max's rule, of each input
-// cell): a NaN never wins, so a window's NaNs are dropped (one of only NaNs, or only
-// -inf, gives float's lowest); of equal values (-0 and +0) the first stays. Unlike
+// Values as TensorFlow's own CPU MaxPool kernel computes them (maxpooling_op.cc: each
+// output starts at float's lowest and takes Eigen's cwiseMax, std::max's rule, of each
+// input cell): a NaN never wins, so a window's NaNs are dropped (one of only NaNs, or
+// only -inf, gives float's lowest); of equal values (-0 and +0) the first stays. Unlike
 // Maximum and Max (nan_min_max.h), whose TensorFlow kernels ask Eigen to propagate
-// NaN. oneDNN's max pooling, which ran these before, kept or dropped a NaN depending
-// on where in the window it sat (maxps returns its second operand when either is NaN).
+// NaN. oneDNN's max pooling, which ran these before (and which TensorFlow's oneDNN
+// builds run), kept or dropped a NaN depending on where in the window it sat (maxps
+// returns its second operand when either is NaN).
 #ifndef GRAPHD_EXECUTOR_CPU_MAX_POOL_CHANNELS_LAST_H_
 #define GRAPHD_EXECUTOR_CPU_MAX_POOL_CHANNELS_LAST_H_
 
