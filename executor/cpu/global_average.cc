@@ -47,12 +47,18 @@ void SumRows(const float* x, int64_t r0, int64_t r1, int64_t c, float* sums) {
 void GlobalAverage(const float* x, int64_t batch, int64_t rows, int64_t c, float* y) {
   const float n = static_cast<float>(rows);
   const int threads = TeamThreads();
-  if (threads < 2 || rows < 2 || rows * c < kSplitValues) {
-    for (int64_t b = 0; b < batch; ++b) {
-      float* yb = y + b * c;
-      SumRows(x + b * rows * c, 0, rows, c, yb);
-      for (int64_t i = 0; i < c; ++i) yb[i] /= n;
-    }
+  auto image = [&](int64_t b) {
+    float* yb = y + b * c;
+    SumRows(x + b * rows * c, 0, rows, c, yb);
+    for (int64_t i = 0; i < c; ++i) yb[i] /= n;
+  };
+  if (threads < 2 || batch * rows * c < kSplitValues) {
+    for (int64_t b = 0; b < batch; ++b) image(b);
+    return;
+  }
+  if (batch >= threads) {  // whole images over the team
+#pragma omp parallel for num_threads(threads) schedule(static)
+    for (int64_t b = 0; b < batch; ++b) image(b);
     return;
   }
   if (rows < kSplitRows) {  // channel blocks over the team

@@ -1,6 +1,7 @@
 #include "executor/cpu/max_pool_channels_last.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <limits>
 
 #include "executor/cpu/team.h"
@@ -11,13 +12,16 @@ namespace {
 // Below this many output values one thread does it all: the fork costs more.
 constexpr int64_t kParallelValues = 16384;
 
-// The first and one-past-last window taps of output index `o` that land inside [0, in).
+// The first and one-past-last window taps of output index `o` that land inside [0, in)
+// (tap t reads o * stride - pad + t * dilation); begin >= end when none does.
 struct Taps {
   int64_t begin, end;
 };
-inline Taps TapsOf(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t in) {
+inline Taps TapsOf(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t dilation, int64_t in) {
   const int64_t start = o * stride - pad;
-  return {std::max<int64_t>(0, -start), std::min(k, in - start)};
+  const int64_t begin = start >= 0 ? 0 : (-start + dilation - 1) / dilation;
+  const int64_t end = start > in - 1 ? 0 : std::min(k, (in - 1 - start) / dilation + 1);
+  return {begin, end};
 }
 
 // acc[i] = v[i] where v[i] > acc[i] (a NaN never is), over c channels (inlined into
@@ -32,31 +36,30 @@ void Rows(const float* x, const MaxPool2d& g, float* y, int64_t r0, int64_t r1) 
   const int64_t c = g.c;
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t b = r / g.oh, orow = r % g.oh;
-    const Taps th = TapsOf(orow, g.sh, g.ph, g.kh, g.h);
+    const Taps th = TapsOf(orow, g.sh, g.ph, g.kh, g.dh, g.h);
     const float* image = x + b * g.h * g.w * c;
     float* out = y + r * g.ow * c;
     for (int64_t q = 0; q < g.ow; ++q, out += c) {
-      const Taps tw = TapsOf(q, g.sw, g.pw, g.kw, g.w);
+      const Taps tw = TapsOf(q, g.sw, g.pw, g.kw, g.dw, g.w);
       const int64_t ih0 = orow * g.sh - g.ph, iw0 = q * g.sw - g.pw;
       std::fill(out, out + c, std::numeric_limits<float>::lowest());
+      if (tw.begin >= tw.end) continue;
       for (int64_t i = th.begin; i < th.end; ++i) {
-        const float* row = image + ((ih0 + i) * g.w + iw0) * c;
-        for (int64_t j = tw.begin; j < tw.end; ++j) MaxInto(out, row + j * c, c);
+        // The window's first input cell in this row (taps before tw.begin are padding).
+        const float* first = image + ((ih0 + i * g.dh) * g.w + iw0 + tw.begin * g.dw) * c;
+        for (int64_t j = 0; j < tw.end - tw.begin; ++j) MaxInto(out, first + j * g.dw * c, c);
       }
     }
   }
 }
 
-// Whether every window of one dim holds an input cell.
-bool DimFits(int64_t in, int64_t out, int64_t k, int64_t s, int64_t p) {
-  if (in <= 0 || out <= 0 || k <= 0 || s <= 0 || p < 0) return false;
-  return p <= k - 1 && (out - 1) * s - p <= in - 1;
-}
-
 }  // namespace
 
 bool MaxPoolFits(const MaxPool2d& g) {
-  return g.n > 0 && g.c > 0 && DimFits(g.h, g.oh, g.kh, g.sh, g.ph) && DimFits(g.w, g.ow, g.kw, g.sw, g.pw);
+  for (int64_t v : {g.n, g.h, g.w, g.c, g.oh, g.ow, g.kh, g.kw, g.sh, g.sw, g.dh, g.dw}) {
+    if (v <= 0) return false;
+  }
+  return g.ph >= 0 && g.pw >= 0;
 }
 
 void MaxPoolChannelsLast(const float* x, const MaxPool2d& g, float* y) {

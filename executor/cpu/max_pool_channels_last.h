@@ -1,7 +1,7 @@
 // 2-D max pooling over channels-last float32 data ([batch, h, w, channels]), the
-// layout CNN chains run in (ResNet's stem pool, VGG's pools): per output cell, the
-// maximum of its window's cells inside the input, vectorised along the channels,
-// output rows spread over the OpenMP team.
+// layout CNN chains run in (ResNet's stem pool, VGG's pools) and TensorFlow's MaxPool
+// (NHWC): per output cell, the maximum of its window's cells inside the input,
+// vectorised along the channels, output rows spread over the OpenMP team.
 //
 // Values as TensorFlow's own CPU MaxPool kernel computes them (maxpooling_op.cc: each
 // output starts at float's lowest and takes Eigen's cwiseMax, std::max's rule, of each
@@ -18,20 +18,20 @@
 
 namespace graphd::executor::cpu {
 
-// Sizes of one pool: input [n, h, w, c], output [n, oh, ow, c], window kh x kw
-// (dilation 1), strides sh, sw, padding ph, pw at the start (the end's is implied
-// by oh and ow).
+// Sizes of one pool: input [n, h, w, c], output [n, oh, ow, c], window kh x kw with
+// dilations dh, dw, strides sh, sw, padding ph, pw at the start (the end's is implied
+// by oh and ow: windows reaching past the input read only its cells).
 struct MaxPool2d {
   int64_t n = 0, h = 0, w = 0, c = 0;
   int64_t oh = 0, ow = 0;
-  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0;
+  int64_t kh = 1, kw = 1, sh = 1, sw = 1, ph = 0, pw = 0, dh = 1, dw = 1;
 };
 
-// Whether MaxPoolChannelsLast can run `g`: all sizes positive (pads not negative) and
-// every window holding at least one input cell.
+// Whether MaxPoolChannelsLast can run `g`: every size, stride and dilation positive,
+// the pads not negative. A window with no input cell gives float's lowest.
 bool MaxPoolFits(const MaxPool2d& g);
 
-// y = the pool of x (sizes as `g`, which must fit).
+// y = the pool of x (sizes as `g`, which must fit; x and y do not overlap).
 void MaxPoolChannelsLast(const float* x, const MaxPool2d& g, float* y);
 
 }  // namespace graphd::executor::cpu

@@ -1,10 +1,13 @@
 // MaxPool and AvgPool (NHWC; SAME padding excludes the padded cells, as TensorFlow
-// does). float32 runs oneDNN pooling; float64 a direct loop.
+// does). float32 max pools run max_pool_channels_last.h's loop, average pools oneDNN's
+// pooling; float64 a direct loop. Max pools take TensorFlow's values: each output
+// starts at the dtype's lowest and takes std::max of each cell (a NaN never wins).
 #include <limits>
 
 #include "core/ops/conv_util.h"
 #include "executor/cpu/dnnl_util.h"
 #include "executor/cpu/kernels.h"
+#include "executor/cpu/max_pool_channels_last.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -26,6 +29,15 @@ class PoolKernel : public OpKernel {
     if (!w.ok()) return ctx.Error(w.status());
     ASSIGN_OR_RETURN(Tensor * out, ctx.AllocateOutput(0, Shape({n, h->out, w->out, c})));
     if (out->num_elements() == 0) return absl::OkStatus();
+    if (x.dtype() == DType::kFloat32 && max_) {
+      const MaxPool2d g{.n = n, .h = ih, .w = iw, .c = c, .oh = h->out, .ow = w->out, .kh = a_.window_h,
+                        .kw = a_.window_w, .sh = a_.stride_h, .sw = a_.stride_w, .ph = h->pad_before,
+                        .pw = w->pad_before};
+      if (MaxPoolFits(g)) {
+        MaxPoolChannelsLast(x.data<float>(), g, out->data<float>());
+        return absl::OkStatus();
+      }
+    }
     if (x.dtype() == DType::kFloat32) {
       RunDnnl(x, *out, *h, *w);
       return absl::OkStatus();
@@ -42,7 +54,7 @@ class PoolKernel : public OpKernel {
           const int64_t x1 = std::min(xo * a_.stride_w - w->pad_before + a_.window_w, iw);
           double* o = po + ((b * h->out + y) * w->out + xo) * c;
           for (int64_t k = 0; k < c; ++k) {
-            double acc = max_ ? -std::numeric_limits<double>::infinity() : 0.0;
+            double acc = max_ ? std::numeric_limits<double>::lowest() : 0.0;
             for (int64_t i = y0; i < y1; ++i) {
               for (int64_t j = x0; j < x1; ++j) {
                 double v = px[((b * ih + i) * iw + j) * c + k];

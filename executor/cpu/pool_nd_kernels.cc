@@ -2,9 +2,11 @@
 // core/ops/window_nd_ops.cc). float32 runs oneDNN's pooling (with dilation) unless
 // the indices output is wanted or an including average would count ceil_mode's
 // extra cells; everything else runs a direct loop. Channels-last data
-// (channels_last) runs in place on oneDNN (2-D max pools on max_pool_channels_last.h's
-// loops: TensorFlow's values where oneDNN's depended on a NaN's place), the
-// loop through channels-first copies.
+// (channels_last) runs in place on oneDNN, 2-D max pools on max_pool_channels_last.h's
+// loop (TensorFlow's values, where oneDNN's depended on a NaN's place) and global
+// average pools on global_average.h's; the direct loop goes through channels-first
+// copies. Max pools on the direct loop follow TensorFlow's rule too; channels-first
+// float32 ones on oneDNN do not (a NaN kept or dropped by its place in the window).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -92,15 +94,15 @@ class PoolNdKernel : public OpKernel {
   }
 
  private:
-  // The geometry of a 2-D float32 channels-last max pool without dilation or indices
-  // that max_pool_channels_last.h runs; nullopt for any other pool.
+  // The geometry of a 2-D float32 channels-last max pool without indices, which
+  // max_pool_channels_last.h runs; nullopt for any other pool.
   std::optional<MaxPool2d> ChannelsLastMax(const Tensor& x, const std::vector<int64_t>& in_dims,
                                            const std::vector<int64_t>& out_dims) const {
     if (!max_ || !channels_last_ || indices_ || w_.dims != 2 || x.dtype() != DType::kFloat32) return std::nullopt;
-    if (w_.dilations[0] != 1 || w_.dilations[1] != 1) return std::nullopt;
     const MaxPool2d g{.n = in_dims[0], .h = in_dims[2], .w = in_dims[3], .c = in_dims[1],
                       .oh = out_dims[2], .ow = out_dims[3], .kh = w_.kernel[0], .kw = w_.kernel[1],
-                      .sh = w_.strides[0], .sw = w_.strides[1], .ph = w_.pads_begin[0], .pw = w_.pads_begin[1]};
+                      .sh = w_.strides[0], .sw = w_.strides[1], .ph = w_.pads_begin[0], .pw = w_.pads_begin[1],
+                      .dh = w_.dilations[0], .dw = w_.dilations[1]};
     if (!MaxPoolFits(g)) return std::nullopt;
     return g;
   }
@@ -165,8 +167,9 @@ class PoolNdKernel : public OpKernel {
         for (int64_t c = 0; c < g.out[2]; ++c) {
           const int64_t o[3] = {a, b, c};
           double sum = 0;
+          // Max: TensorFlow's rule (lowest, then std::max of each cell: a NaN never
+          // wins); the index is the first cell's until a larger value comes.
           T best = std::numeric_limits<T>::lowest();
-          if constexpr (std::numeric_limits<T>::has_infinity) best = -std::numeric_limits<T>::infinity();
           int64_t best_at = -1, count = 0, padded_count = 1;
           for (int i = 0; i < 3; ++i) {
             int64_t start = o[i] * g.s[i] - g.pb[i], n = 0;
@@ -190,7 +193,7 @@ class PoolNdKernel : public OpKernel {
                 ++count;
                 if (max_) {
                   if (best_at < 0 || v > best) {
-                    best = v;
+                    if (v > best) best = v;
                     best_at = column_major_ ? (p2 * g.in[1] + p1) * g.in[0] + p0 : at;
                   }
                 } else {

@@ -2,6 +2,7 @@
 // with constant_filter (a packed filter) and with residual (a summand before the
 // activation) against the plain ops on channels-first data: the results must be the
 // channels-first results, reordered.
+#include "executor/cpu/team.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
@@ -242,10 +243,12 @@ TEST(ChannelsLastTest, ChannelsFirstInputMatchesChannelsFirst) {
 }
 
 // One window over the whole input (a global average pool) runs global_average.h's pass
-// over the rows: one thread below 32768 values; from there the rows split over the team
-// (partial sums added after) or, below 64 rows, blocks of 64 channels; channel counts
-// off the block; padded or dilated windows stay on oneDNN.
+// over the rows: one thread below 32768 values; from there, on a team of three, whole
+// images when the batch has one per thread, else the rows split (partial sums added
+// after) or, below 64 rows, blocks of 64 channels; channel counts off the block;
+// padded or dilated windows stay on oneDNN.
 TEST(ChannelsLastTest, GlobalPoolsMatchChannelsFirst) {
+  cpu::SetIntraOpThreads(3);
   for (const char* op : {"MaxPoolND", "AvgPoolND"}) {
     CheckPool<float>(op, Shape({1, 16, 7, 7}), {7, 7}, {1, 1}, {0, 0, 0, 0}, false, false);
     CheckPool<float>(op, Shape({3, 48, 5, 6}), {5, 6}, {2, 2}, {0, 0, 0, 0}, false, false);
@@ -253,11 +256,14 @@ TEST(ChannelsLastTest, GlobalPoolsMatchChannelsFirst) {
     CheckPool<float>(op, Shape({2, 70, 20, 25}), {20, 25}, {1, 1}, {0, 0, 0, 0}, false, false);  // rows split
     CheckPool<float>(op, Shape({1, 1100, 7, 7}), {7, 7}, {1, 1}, {0, 0, 0, 0}, false, false);   // channel blocks
     CheckPool<float>(op, Shape({2, 700, 6, 9}), {6, 9}, {1, 1}, {0, 0, 0, 0}, false, false);
+    CheckPool<float>(op, Shape({1, 32, 40, 41}), {40, 41}, {1, 1}, {0, 0, 0, 0}, false, false);  // 32 channels
+    CheckPool<float>(op, Shape({4, 64, 12, 12}), {12, 12}, {1, 1}, {0, 0, 0, 0}, false, false);  // images
     CheckPool<float>(op, Shape({2, 40, 3, 4, 5}), {3, 4, 5}, {1, 1, 1}, {0, 0, 0, 0, 0, 0}, false, false);
     CheckPool<float>(op, Shape({2, 33, 9}), {9}, {1}, {0, 0}, false, false);
     CheckPool<float>(op, Shape({1, 16, 3, 3}), {4, 4}, {1, 1}, {1, 1, 0, 0}, false, true);  // padded
     CheckPool<double>(op, Shape({1, 40, 4, 4}), {4, 4}, {1, 1}, {0, 0, 0, 0}, false, false);
   }
+  cpu::SetIntraOpThreads(0);
 }
 
 TEST(ChannelsLastTest, Inference) {

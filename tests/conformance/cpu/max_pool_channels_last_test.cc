@@ -1,19 +1,30 @@
 // 2-D float32 max pools over channels-last data (executor/cpu/max_pool_channels_last.h)
-// through MaxPoolND, against a direct reference with TensorFlow's rule (each output
-// starts at float's lowest and takes std::max of each input cell of its window):
-// window, stride, padding and ceil_mode geometries, channel counts on and off the
-// vector width, batches, outputs large enough for the OpenMP team; NaNs in a window
-// are dropped, padding never wins, -inf and signed zeros as std::max. Geometries the
-// loops do not take (dilation; windows wholly in the padding) give the same values
-// through the other paths.
+// through MaxPoolND and TensorFlow's MaxPool, against a direct reference with
+// TensorFlow's rule (each output starts at float's lowest and takes std::max of each
+// input cell of its window): window, stride, dilation, padding and ceil_mode
+// geometries (windows wholly in the padding included), channel counts on and off the
+// vector width, batches, outputs large enough for a team of three threads (uneven row
+// splits, some mid-image); NaNs in a window are dropped, padding never wins, -inf and
+// signed zeros as std::max. The direct loop (float64) follows the same rule.
 #include <cmath>
 #include <limits>
 
+#include <algorithm>
+#include <random>
+
+#include "executor/cpu/team.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
 namespace graphd::executor::test {
 namespace {
+
+// A team of three threads while alive: row splits that fall mid-image and unevenly.
+class TeamOfThree {
+ public:
+  TeamOfThree() { cpu::SetIntraOpThreads(3); }
+  ~TeamOfThree() { cpu::SetIntraOpThreads(0); }
+};
 
 struct Pool {
   int64_t kh, kw, sh, sw, pt, pl, pb, pr;
@@ -86,6 +97,7 @@ void Check(const Shape& x_shape, const Pool& p, std::mt19937& rng, float nan_rat
 }
 
 TEST(MaxPoolChannelsLastTest, MatchesTheReferenceOverGeometries) {
+  TeamOfThree team;
   std::mt19937 rng(3);
   const std::vector<Pool> pools = {
       {3, 3, 2, 2, 1, 1, 1, 1},               // ResNet's stem pool
@@ -96,6 +108,11 @@ TEST(MaxPoolChannelsLastTest, MatchesTheReferenceOverGeometries) {
       {3, 3, 2, 2, 1, 1, 1, 1, /*ceil=*/true},
       {1, 1, 1, 1, 0, 0, 0, 0},               // one tap
       {5, 5, 3, 3, 2, 2, 2, 2},
+      {2, 2, 3, 3, 0, 1, 0, 1},               // stride over the window: cells skipped
+      {3, 3, 1, 1, 1, 1, 1, 1, false, 2, 2},  // dilated
+      {2, 3, 2, 1, 0, 2, 1, 0, false, 3, 2},
+      {2, 2, 1, 1, 2, 2, 2, 2},               // windows wholly in the padding (both ends)
+      {2, 2, 2, 2, 0, 0, 3, 3},               // end padding only: the last windows empty
   };
   const std::vector<Shape> shapes = {Shape({1, 9, 9, 16}), Shape({2, 7, 10, 3}), Shape({1, 8, 5, 17}),
                                      Shape({1, 6, 6, 1}), Shape({3, 11, 4, 33})};
@@ -104,11 +121,13 @@ TEST(MaxPoolChannelsLastTest, MatchesTheReferenceOverGeometries) {
   }
   // Outputs of 16384 values and more are split over the team's threads.
   Check(Shape({1, 112, 112, 64}), pools[0], rng);
-  Check(Shape({2, 40, 40, 48}), pools[1], rng);
+  Check(Shape({2, 40, 40, 48}), pools[1], rng);  // 40 output rows: thirds split mid-image
   Check(Shape({1, 57, 33, 40}), pools[3], rng);
+  Check(Shape({3, 30, 31, 24}), pools[9], rng);
 }
 
 TEST(MaxPoolChannelsLastTest, NansInAWindowAreDropped) {
+  TeamOfThree team;
   std::mt19937 rng(7);
   // Every position of a 3x3 window in turn: one NaN, the window's largest value
   // elsewhere wins.
@@ -124,6 +143,7 @@ TEST(MaxPoolChannelsLastTest, NansInAWindowAreDropped) {
     auto got = RunOp("MaxPoolND", {x}, PoolAttrs(p));
     ASSERT_TRUE(got.ok()) << got.status();
     EXPECT_EQ(got->data<float>()[channel], want) << "NaN at tap " << at;
+    ExpectSame(*got, Reference(x, p, got->shape()));  // the other channels too
   }
   // A window of NaNs only gives float's lowest.
   Tensor nan = Tensor::Allocate(DType::kFloat32, Shape({1, 2, 2, 3})).value();
@@ -134,6 +154,36 @@ TEST(MaxPoolChannelsLastTest, NansInAWindowAreDropped) {
   // Scattered NaNs over pools with padding and overlap, on one thread and on the team.
   Check(Shape({1, 13, 13, 19}), {3, 3, 2, 2, 1, 1, 1, 1}, rng, 0.02f);
   Check(Shape({1, 112, 112, 64}), {3, 3, 2, 2, 1, 1, 1, 1}, rng, 0.001f);
+  Check(Shape({1, 12, 12, 17}), {3, 3, 1, 1, 1, 1, 1, 1, false, 2, 2}, rng, 0.05f);  // dilated
+}
+
+// TensorFlow's MaxPool (NHWC, SAME or VALID) runs the same loop for float32 and a
+// direct one for float64, both with its rule: NaNs dropped, -inf alone gives lowest.
+TEST(MaxPoolChannelsLastTest, TensorFlowMaxPoolDropsNans) {
+  const AttrMap attrs{{"ksize", IntList{1, 2, 2, 1}}, {"strides", IntList{1, 2, 2, 1}},
+                      {"padding", std::string("SAME")}};
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  // One image 2x3, one channel: windows {NaN, 1, 4, NaN} and {-inf, -inf} (SAME pads
+  // the third column's window).
+  const float values[6] = {nan, 1.f, -inf, 4.f, nan, -inf};
+  Tensor x = Tensor::Allocate(DType::kFloat32, Shape({1, 2, 3, 1})).value();
+  std::copy(values, values + 6, x.data<float>());
+  Tensor xd = Tensor::Allocate(DType::kFloat64, Shape({1, 2, 3, 1})).value();
+  std::copy(values, values + 6, xd.data<double>());
+  auto y = RunOp("MaxPool", {x}, attrs);
+  ASSERT_TRUE(y.ok()) << y.status();
+  ASSERT_EQ(y->shape(), Shape({1, 1, 2, 1}));
+  EXPECT_EQ(y->data<float>()[0], 4.f);
+  EXPECT_EQ(y->data<float>()[1], std::numeric_limits<float>::lowest());
+  auto yd = RunOp("MaxPool", {xd}, attrs);
+  ASSERT_TRUE(yd.ok()) << yd.status();
+  EXPECT_EQ(yd->data<double>()[0], 4.0);
+  EXPECT_EQ(yd->data<double>()[1], std::numeric_limits<double>::lowest());
+  // MaxPoolND's direct loop (float64) likewise.
+  auto nd = RunOp("MaxPoolND", {xd}, PoolAttrs({2, 2, 2, 2, 0, 0, 0, 1}));
+  ASSERT_TRUE(nd.ok()) << nd.status();
+  EXPECT_EQ(nd->data<double>()[0], 4.0);
+  EXPECT_EQ(nd->data<double>()[1], std::numeric_limits<double>::lowest());
 }
 
 TEST(MaxPoolChannelsLastTest, PaddingNeverWinsAndInfinitiesAndZerosAsStdMax) {
@@ -156,14 +206,6 @@ TEST(MaxPoolChannelsLastTest, PaddingNeverWinsAndInfinitiesAndZerosAsStdMax) {
   EXPECT_EQ(y->data<float>()[1], inf);
   EXPECT_TRUE(y->data<float>()[2] == 0.f && std::signbit(y->data<float>()[2]));
   EXPECT_TRUE(y->data<float>()[3] == 0.f && !std::signbit(y->data<float>()[3]));
-}
-
-TEST(MaxPoolChannelsLastTest, OtherGeometriesGoTheOtherWays) {
-  std::mt19937 rng(11);
-  // Dilation (oneDNN's pooling), and windows lying wholly in the padding.
-  Check(Shape({1, 9, 9, 16}), {2, 2, 1, 1, 0, 0, 0, 0, false, 2, 2}, rng);
-  Check(Shape({1, 6, 6, 5}), {3, 3, 2, 2, 1, 1, 1, 1, false, 2, 1}, rng);
-  Check(Shape({1, 6, 6, 5}), {2, 2, 2, 2, 2, 2, 2, 2}, rng);
 }
 
 }  // namespace
