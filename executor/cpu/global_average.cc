@@ -18,22 +18,37 @@ constexpr int64_t kSplitValues = int64_t{1} << 15;
 // and more) split the channels instead, which saves adding up partial sums.
 constexpr int64_t kSplitRows = 64;
 
-// sums[i] = the sum of x[r * stride + i] over r in [0, rows), for i in [0, w), w <= kBlock.
+// sums[i] = the sum of x[r * stride + i] over r in [0, rows), for i in [0, W): a fixed
+// width, held in registers, two rows at a time (two sets of sums: the adds of one row
+// need not wait for the last). Inlined into SumColumns' clones.
+template <int W>
+__attribute__((always_inline)) inline void SumFixed(const float* __restrict x, int64_t rows, int64_t stride,
+                                                    float* __restrict sums) {
+  float a[W] = {}, b[W] = {};
+  int64_t r = 0;
+  for (; r + 2 <= rows; r += 2) {
+    const float* row = x + r * stride;
+    for (int i = 0; i < W; ++i) a[i] += row[i];
+    for (int i = 0; i < W; ++i) b[i] += row[stride + i];
+  }
+  if (r < rows) {
+    for (int i = 0; i < W; ++i) a[i] += x[r * stride + i];
+  }
+  for (int i = 0; i < W; ++i) sums[i] = a[i] + b[i];
+}
+
+// The same for any w <= kBlock: blocks of 64, 32 and 16, then the last few.
 __attribute__((target_clones("arch=x86-64-v4", "avx2", "default")))
 void SumColumns(const float* __restrict x, int64_t rows, int64_t stride, int64_t w, float* __restrict sums) {
-  if (w == kBlock) {
-    float acc[kBlock] = {};  // a fixed width: kept in registers
-    for (int64_t r = 0; r < rows; ++r) {
-      const float* row = x + r * stride;
-      for (int64_t i = 0; i < kBlock; ++i) acc[i] += row[i];
-    }
-    std::copy(acc, acc + kBlock, sums);
-    return;
-  }
-  std::fill(sums, sums + w, 0.f);
+  int64_t i = 0;
+  if (w - i >= 64) SumFixed<64>(x + i, rows, stride, sums + i), i += 64;
+  if (w - i >= 32) SumFixed<32>(x + i, rows, stride, sums + i), i += 32;
+  if (w - i >= 16) SumFixed<16>(x + i, rows, stride, sums + i), i += 16;
+  if (i == w) return;
+  std::fill(sums + i, sums + w, 0.f);
   for (int64_t r = 0; r < rows; ++r) {
     const float* row = x + r * stride;
-    for (int64_t i = 0; i < w; ++i) sums[i] += row[i];
+    for (int64_t k = i; k < w; ++k) sums[k] += row[k];
   }
 }
 
