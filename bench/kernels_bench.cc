@@ -207,6 +207,24 @@ void BM_ConvSwish(benchmark::State& state) {
 }
 BENCHMARK(BM_ConvSwish)->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrosecond);
 
+// MobileNetV3-small's first block after the stem, channels-last as the model runs it:
+// the 3x3 depthwise over 16 channels at stride 2 (112x112 -> 56x56, Relu; arg 0) and
+// features.2's 1x1 expansion 16 -> 72 at 56x56 (Relu; arg 1).
+void BM_MobileNetV3Head(benchmark::State& state) {
+  AttrMap attrs{{"channels_last", true}, {"constant_filter", true}, {"activation", std::string("Relu")}};
+  if (state.range(0) == 1) {
+    RunOp(state, "ConvND", {Shape({1, 56, 56, 16}), Shape({72, 16, 1, 1}), Shape({72})}, 2.0 * 56 * 56 * 72 * 16,
+          std::move(attrs));
+    return;
+  }
+  attrs["group"] = int64_t{16};
+  attrs["strides"] = IntList{2, 2};
+  attrs["pads"] = IntList{1, 1, 1, 1};
+  RunOp(state, "ConvND", {Shape({1, 112, 112, 16}), Shape({16, 1, 3, 3}), Shape({16})}, 2.0 * 56 * 56 * 16 * 9,
+        std::move(attrs));
+}
+BENCHMARK(BM_MobileNetV3Head)->DenseRange(0, 1)->Unit(benchmark::kMicrosecond);
+
 // EfficientNet's 1x1 projection 144 -> 24 at 56x56 over channels-last data, its filter
 // a Const (arg 1, packed once) or fed (0: reordered into oneDNN's layout each call;
 // before that oneDNN ran its reference convolution, 32 ms).

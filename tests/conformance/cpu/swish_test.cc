@@ -5,7 +5,9 @@
 #include <cmath>
 #include <limits>
 
+#include "absl/strings/str_cat.h"
 #include "executor/cpu/swish.h"
+#include "executor/cpu/team.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/op_test_util.h"
 
@@ -78,9 +80,13 @@ TEST(SwishTest, SpecialValuesAsTheLibraryGivesThem) {
 
 TEST(SwishTest, TheTeamSplitCoversEveryValueOnce) {
   // Lengths around the 16-lane vectors and the parallel threshold (16384), and one
-  // not a multiple of anything: SwishInPlace must equal the single-thread loop.
-  for (int64_t n : {0, 1, 15, 16, 17, 16383, 16384, 16397, 100003}) {
-    SCOPED_TRACE(n);
+  // not a multiple of anything: SwishInPlace must equal the single-thread loop, on the
+  // host's team and on a team of three (pieces of whole cache lines; the last short or
+  // empty: 16400 values split 5472 + 5472 + 5456, 16384 as 5472 + 5472 + 5440).
+  for (int team : {0, 3})
+  for (int64_t n : {0, 1, 15, 16, 17, 16383, 16384, 16397, 16400, 100003}) {
+    SCOPED_TRACE(absl::StrCat("team ", team, ", n ", n));
+    cpu::SetIntraOpThreads(team);
     std::vector<float> a(n);
     for (int64_t i = 0; i < n; ++i) a[i] = std::sin(0.37f * static_cast<float>(i)) * 7.f;
     std::vector<float> b = a;
@@ -88,6 +94,7 @@ TEST(SwishTest, TheTeamSplitCoversEveryValueOnce) {
     cpu::SwishRange(b.data(), n);
     EXPECT_EQ(a, b);
     for (int64_t i = 0; i < n; i += 997) EXPECT_NEAR(b[i], ExactSwish(std::sin(0.37f * i) * 7.f), 1e-5);
+    cpu::SetIntraOpThreads(0);
   }
 }
 
