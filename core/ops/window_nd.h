@@ -55,11 +55,13 @@ std::vector<int64_t> ToChannelsLast(std::vector<int64_t> dims);
 // kw: 27 for a 3x3 over RGB) and at most kStemMaxOutputs output channels; the pass
 // asks for the layout only then. On 2 cores (AVX-512, Zen 4), MobileNetV3's 3x3 into 16
 // channels plus the Transpose it saves went from 139-202 to 111-118 us per call
-// (bench/README.md); with a build that allowed wider stems, 3x3 into 32 (MobileNetV2,
-// EfficientNet) and ResNet's 7x7 into 64 were slower than the Transpose and oneDNN.
+// (bench/README.md). 3x3 into 32 (MobileNetV2, EfficientNet) runs two vectors per
+// pixel: EfficientNet-B0's stem and input Transpose 372-455 -> 295-322 us in the model
+// (Sapphire Rapids, 2 vCPUs); ResNet's 7x7 into 64 was slower here than the Transpose
+// and oneDNN.
 inline constexpr int64_t kStemMaxChannels = 4;
 inline constexpr int64_t kStemMaxTaps = 27;
-inline constexpr int64_t kStemMaxOutputs = 16;
+inline constexpr int64_t kStemMaxOutputs = 32;
 inline bool StemConvFits(int64_t channels, int64_t group, int64_t taps, int64_t outputs) {
   return channels >= 1 && channels <= kStemMaxChannels && group == 1 && taps >= 1 && taps <= kStemMaxTaps &&
          outputs >= 1 && outputs <= kStemMaxOutputs;

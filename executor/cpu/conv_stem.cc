@@ -8,14 +8,17 @@
 
 #include "core/ops/window_nd.h"
 #include "executor/cpu/dnnl_util.h"
-#include "executor/cpu/fast_math.h"
+#include "executor/cpu/swish.h"
 
 namespace graphd::executor::cpu {
 namespace {
 
-constexpr int64_t kLanes = 16;  // vector lanes: output channels (ops::kStemMaxOutputs)
-constexpr int kPixels = 8;      // output pixels per block
-static_assert(ops::kStemMaxOutputs <= kLanes, "one vector holds every output channel");
+constexpr int64_t kLanes = 16;  // vector lanes: output channels
+constexpr int kMaxVecs = 2;     // vectors per output pixel: 32 channels (ops::kStemMaxOutputs)
+// Output pixels per block: 8 with one vector per pixel, 4 with two (8 accumulators
+// either way, which AVX2's 16 registers hold as well as AVX-512's 32).
+constexpr int kPixels = 8;
+static_assert(ops::kStemMaxOutputs <= kLanes * kMaxVecs, "the vectors of one pixel hold every output channel");
 // Convolutions of fewer multiply-adds run on the calling thread alone.
 constexpr int64_t kOneThreadMacs = int64_t{1} << 20;
 // Output rows per work item on the OpenMP team.
@@ -29,12 +32,13 @@ __attribute__((always_inline)) inline Vec Load(const float* p) {
   return v;
 }
 
-// The filter and bias over kLanes output channels, and where each tap reads.
+// The filter and bias over vecs * kLanes output channels, and where each tap reads.
 struct Packed {
   int64_t taps = 0;
   int64_t width = 0;         // columns of one row in the row buffer
-  std::vector<float> w;      // [taps][kLanes], zero past the last channel
-  std::vector<float> b;      // [kLanes]
+  int vecs = 1;              // vectors per output pixel (1 or 2)
+  std::vector<float> w;      // [taps][vecs * kLanes], zero past the last channel
+  std::vector<float> b;      // [vecs * kLanes]
   std::vector<int64_t> tap;  // per tap (channel, row, column): its first value in the row buffer
 };
 
@@ -88,33 +92,54 @@ __attribute__((always_inline)) inline Vec Activate(Vec v, const FusedActivation&
   }
 }
 
-// Output pixels x .. x + P - 1 of one row, all o channels, into `dst` (the row,
-// channels-last); with `activate`, through Activate.
-template <int P>
+// Output pixels x .. x + P - 1 of one row, all o channels (V vectors each), into `dst`
+// (the row, channels-last); with `activate`, through Activate.
+template <int P, int V>
 __attribute__((always_inline)) inline void Pixels(const float* rows, const Packed& k, int64_t sw, int64_t x,
                                                   int64_t o, bool activate, const FusedActivation& act, float* dst) {
-  Vec acc[P];
-  const Vec bias = Load(k.b.data());
-  for (int p = 0; p < P; ++p) acc[p] = bias;
+  Vec acc[P][V];
+  for (int v = 0; v < V; ++v) {
+    const Vec bias = Load(k.b.data() + v * kLanes);
+    for (int p = 0; p < P; ++p) acc[p][v] = bias;
+  }
   const float* wb = k.w.data();
   const float* base = rows + x * sw;
   for (int64_t t = 0; t < k.taps; ++t) {
-    const Vec wv = Load(wb + t * kLanes);
+    Vec wv[V];
+    for (int v = 0; v < V; ++v) wv[v] = Load(wb + (t * V + v) * kLanes);
     const float* in = base + k.tap[t];
 #pragma GCC unroll 8
-    for (int p = 0; p < P; ++p) acc[p] += in[p * sw] * wv;
+    for (int p = 0; p < P; ++p) {
+      const float xin = in[p * sw];
+      for (int v = 0; v < V; ++v) acc[p][v] += xin * wv[v];
+    }
   }
   if (activate) {
-    for (int p = 0; p < P; ++p) acc[p] = Activate(acc[p], act);
+    for (int p = 0; p < P; ++p) {
+      for (int v = 0; v < V; ++v) acc[p][v] = Activate(acc[p][v], act);
+    }
   }
   for (int p = 0; p < P; ++p) {
     float* d = dst + (x + p) * o;
-    if (o == kLanes) {
-      std::memcpy(d, &acc[p], sizeof(Vec));
-    } else {
-      std::memcpy(d, &acc[p], o * sizeof(float));
+    for (int v = 0; v < V; ++v) {
+      const int64_t n = std::min(kLanes, o - v * kLanes);
+      if (n == kLanes) {
+        std::memcpy(d + v * kLanes, &acc[p][v], sizeof(Vec));
+      } else if (n > 0) {
+        std::memcpy(d + v * kLanes, &acc[p][v], n * sizeof(float));
+      }
     }
   }
+}
+
+// One output row's pixels, V vectors each, P at a time.
+template <int V>
+__attribute__((always_inline)) inline void Row(const float* rows, const Packed& k, const StemGeometry& g,
+                                               bool activate, const FusedActivation& act, float* dst) {
+  constexpr int P = kPixels / V;
+  int64_t col = 0;
+  for (; col + P <= g.ow; col += P) Pixels<P, V>(rows, k, g.sw, col, g.o, activate, act, dst);
+  for (; col < g.ow; ++col) Pixels<1, V>(rows, k, g.sw, col, g.o, activate, act, dst);
 }
 
 // v = act(v + res) over n values (res may be null).
@@ -140,8 +165,8 @@ __attribute__((always_inline)) inline void Epilogue(float* v, const float* res, 
         v[i] = v[i] * (r < 0.f ? 0.f : (r > 6.f ? 6.f : r)) / 6.f;
       }
       break;
-    case FusedActivation::kSwish:
-      for (int64_t i = 0; i < n; ++i) v[i] = v[i] / (1.f + fast_math::Exp(-v[i]));
+    case FusedActivation::kSwish:  // the row just written, in L1
+      SwishRange(v, n);
       break;
     default:
       for (int64_t i = 0; i < n; ++i) v[i] = act.Apply(v[i]);
@@ -159,9 +184,11 @@ void StemRows(const float* x, const StemGeometry& g, const Packed& k, const floa
   for (int64_t r = r0; r < r1; ++r) {
     FillRows(x, g, k, r / g.oh, r % g.oh, rows);
     float* dst = out + r * row_values;
-    int64_t col = 0;
-    for (; col + kPixels <= g.ow; col += kPixels) Pixels<kPixels>(rows, k, g.sw, col, g.o, activate, act, dst);
-    for (; col < g.ow; ++col) Pixels<1>(rows, k, g.sw, col, g.o, activate, act, dst);
+    if (k.vecs == 1) {
+      Row<1>(rows, k, g, activate, act, dst);
+    } else {
+      Row<2>(rows, k, g, activate, act, dst);
+    }
     if (!activate) Epilogue(dst, residual != nullptr ? residual + r * row_values : nullptr, row_values, act);
   }
 }
@@ -170,11 +197,13 @@ Packed Pack(const float* w, const float* bias, const StemGeometry& g) {
   Packed k;
   k.taps = g.c * g.kh * g.kw;
   k.width = (g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1;
-  k.w.assign(k.taps * kLanes, 0.f);
+  k.vecs = g.o > kLanes ? 2 : 1;
+  const int64_t lanes = k.vecs * kLanes;
+  k.w.assign(k.taps * lanes, 0.f);
   for (int64_t oc = 0; oc < g.o; ++oc) {
-    for (int64_t t = 0; t < k.taps; ++t) k.w[t * kLanes + oc] = w[oc * k.taps + t];
+    for (int64_t t = 0; t < k.taps; ++t) k.w[t * lanes + oc] = w[oc * k.taps + t];
   }
-  k.b.assign(kLanes, 0.f);
+  k.b.assign(lanes, 0.f);
   if (bias != nullptr) std::copy(bias, bias + g.o, k.b.begin());
   for (int64_t c = 0; c < g.c; ++c) {
     for (int64_t i = 0; i < g.kh; ++i) {

@@ -7,11 +7,13 @@
 // over 224x224 took 82-87 us there, after a 50-90 us Transpose of an image that
 // arrived cold from the network. Here each output row is computed from the input rows
 // its window covers (copied with their zero padding into a small buffer), eight output
-// pixels at a time with all their (at most sixteen) output channels in vector
-// registers, and written channels-last; rows are split across the OpenMP team.
+// pixels at a time with up to sixteen output channels in one vector register each, or
+// four with up to 32 in two, and written channels-last; rows are split across the
+// OpenMP team.
 //
 // Summation order: bias, then the taps in filter order (channel, row, column), then
-// the residual; the activation after (Swish through fast_math.h's exp).
+// the residual; the activation after (Swish by swish.h's loop over each output row
+// while it is in L1, the values SwishInPlace gives after oneDNN's convolutions).
 #ifndef GRAPHD_EXECUTOR_CPU_CONV_STEM_H_
 #define GRAPHD_EXECUTOR_CPU_CONV_STEM_H_
 

@@ -180,10 +180,10 @@ TEST(ChannelsLastTest, PoolsMatchChannelsFirst) {
 
 // input_channels_first: x channels-first, the output channels-last, against the plain
 // channels-first conv relaid out. Stems that fit (window_nd.h StemConvFits) run
-// conv_stem.h's loops: output widths off the 8-pixel block, output channels short of
-// the 16-lane block, every activation, a residual, dilation, uneven pads, batch 2;
-// the others (too many taps, inputs or outputs, groups, float64) a channels-last copy
-// of x.
+// conv_stem.h's loops: output widths off the pixel blocks (8 pixels of up to 16
+// channels, 4 of up to 32), output channels short of the 16-lane vectors (one or two
+// per pixel), every activation, a residual, dilation, uneven pads, batch 2; the others
+// (too many taps, inputs or outputs, groups, float64) a channels-last copy of x.
 template <typename T>
 void CheckChannelsFirstInput(const Case& c, double tol, bool residual) {
   std::mt19937 rng(13);
@@ -221,8 +221,13 @@ TEST(ChannelsLastTest, ChannelsFirstInputMatchesChannelsFirst) {
       {Shape({1, 1, 10, 13}), Shape({5, 1, 3, 3}), {1, 2}, {2, 1}, {2, 1, 0, 3}, 1, true, "Clip"},
       {Shape({1, 4, 7, 7}), Shape({15, 4, 2, 3}), {3, 1}, {1, 1}, {1, 1, 1, 1}, 1, true, ""},
       {Shape({1, 2, 5, 30}), Shape({7, 2, 1, 1}), {1, 1}, {1, 1}, {0, 0, 0, 0}, 1, true, ""},
-      // Not stems: the channels-last copy.
+      // Two vectors per pixel: MobileNetV2's and EfficientNet's 32, and 17 and 24.
       {Shape({1, 3, 9, 10}), Shape({32, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Clip"},
+      {Shape({2, 3, 14, 17}), Shape({32, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Swish"},
+      {Shape({1, 3, 11, 13}), Shape({17, 3, 3, 3}), {1, 2}, {1, 1}, {1, 0, 2, 1}, 1, true, "HardSwish"},
+      {Shape({1, 2, 8, 9}), Shape({24, 2, 2, 2}), {1, 1}, {2, 1}, {1, 1, 1, 1}, 1, false, "Relu"},
+      // Not stems: the channels-last copy.
+      {Shape({1, 3, 9, 10}), Shape({33, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Clip"},
       {Shape({1, 3, 4, 4}), Shape({8, 3, 3, 3}), {1, 40}, {1, 1}, {0, 100, 0, 100}, 1, true, ""},  // wide pads
       {Shape({1, 3, 11, 11}), Shape({8, 3, 7, 7}), {2, 2}, {1, 1}, {3, 3, 3, 3}, 1, true, "Relu"},
       {Shape({1, 6, 8, 8}), Shape({6, 2, 3, 3}), {1, 1}, {1, 1}, {1, 1, 1, 1}, 3, true, ""},
