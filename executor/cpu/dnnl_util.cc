@@ -2,9 +2,7 @@
 
 #include <omp.h>
 
-#include <cstdlib>
-#include <memory>
-#include <new>
+#include "executor/cpu/dnnl_prepared.h"
 
 namespace graphd::executor::cpu {
 
@@ -57,22 +55,9 @@ void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::mem
   OneThreadScope one_thread(elements >= 0 && elements < kOneThreadElements);
   const dnnl_memory_desc_t* md =
       dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
-  size_t size = md == nullptr ? 0 : dnnl_memory_desc_get_size(md);
+  const size_t size = md == nullptr ? 0 : dnnl_memory_desc_get_size(md);
   if (size > 0) {
-    // Grown as needed, reused by every primitive this thread runs (runs are synchronous).
-    struct Free {
-      void operator()(void* p) const { std::free(p); }
-    };
-    thread_local std::unique_ptr<void, Free> scratchpad;
-    thread_local size_t capacity = 0;
-    if (capacity < size) {
-      size_t rounded = (size + kTensorAlignment - 1) / kTensorAlignment * kTensorAlignment;
-      scratchpad.reset(std::aligned_alloc(kTensorAlignment, rounded));
-      if (scratchpad == nullptr) throw std::bad_alloc();
-      capacity = rounded;
-    }
-    args.emplace(DNNL_ARG_SCRATCHPAD,
-                 dnnl::memory(dnnl::memory::desc(*md), Engine(), scratchpad.get()));
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(dnnl::memory::desc(*md), Engine(), ThreadScratchpad(size)));
   }
   prim.execute(ThreadStream(), args);
   ThreadStream().wait();

@@ -1,0 +1,182 @@
+// ConvND's prepared oneDNN call (executor/cpu/dnnl_prepared.h): after a kernel's first
+// call through oneDNN, later calls with the same shapes, team and filter rerun it with
+// new data pointers. One plan run again and again must give, each time, what a fresh
+// kernel gives for that call's inputs: new data, a new filter (fed, or a constant
+// filter's new buffer), a changed batch and back, a changed team, a residual, and
+// several threads running the plan at once (one holds the prepared call, the others go
+// the slow way).
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "executor/cpu/team.h"
+#include "gmock/gmock.h"
+#include "tests/conformance/cpu/test_util.h"
+
+namespace graphd::executor::test {
+namespace {
+
+struct Conv {
+  Shape f;                 // [O, C/group, kh, kw]
+  int64_t group = 1;
+  IntList strides{1, 1}, pads{0, 0, 0, 0};
+  bool channels_last = false, constant_filter = false, bias = true, residual = false;
+  std::string activation;  // "", "Relu", "Swish"
+};
+
+AttrMap AttrsOf(const Conv& c) {
+  AttrMap a{{"strides", c.strides}, {"pads", c.pads}, {"group", c.group}, {"channels_last", c.channels_last},
+            {"constant_filter", c.constant_filter}, {"residual", c.residual}};
+  if (!c.activation.empty()) a["activation"] = c.activation;
+  return a;
+}
+
+// x's shape for batch n and spatial size h x w, in the conv's layout.
+Shape XShape(const Conv& c, int64_t n, int64_t h, int64_t w) {
+  const int64_t ch = c.f.dim(1) * c.group;
+  return c.channels_last ? Shape({n, h, w, ch}) : Shape({n, ch, h, w});
+}
+
+// A plan of ConvND over placeholders x, f[, b][, r] (x and r with an unknown batch),
+// built in `g`.
+std::unique_ptr<const Plan> BuildPlan(Graph& g, const Conv& c, int64_t h, int64_t w) {
+  std::vector<int64_t> xs = XShape(c, 1, h, w).dims();
+  xs[0] = -1;
+  std::vector<OutputRef> in{{AddPlaceholder(g, "x", DType::kFloat32, PartialShape(xs)), 0},
+                            {AddPlaceholder(g, "f", DType::kFloat32, PartialShape(c.f.dims())), 0}};
+  std::vector<std::string> feeds{"x", "f"};
+  if (c.bias) {
+    in.push_back({AddPlaceholder(g, "b", DType::kFloat32, PartialShape(std::vector<int64_t>{c.f.dim(0)})), 0});
+    feeds.push_back("b");
+  }
+  if (c.residual) {
+    in.push_back({AddPlaceholder(g, "r", DType::kFloat32, PartialShape::UnknownRank()), 0});
+    feeds.push_back("r");
+  }
+  EXPECT_TRUE(g.AddNode({.name = "out", .op = "ConvND", .inputs = in, .attrs = AttrsOf(c)}).ok());
+  auto spec = compiler::Prune(g, feeds, std::vector<std::string>{"out"}, {});
+  EXPECT_TRUE(spec.ok()) << spec.status();
+  auto plan = Plan::Build(*spec, Device());
+  EXPECT_TRUE(plan.ok()) << plan.status();
+  return std::move(plan).value();
+}
+
+// One call's inputs: x, f[, b][, r].
+struct Inputs {
+  std::vector<Tensor> values;
+};
+
+Inputs MakeInputs(const Conv& c, int64_t n, int64_t h, int64_t w, std::mt19937& rng, const Tensor* filter = nullptr) {
+  Inputs in;
+  in.values.push_back(Random<float>(XShape(c, n, h, w), rng, -2, 2));
+  in.values.push_back(filter != nullptr ? *filter : Random<float>(c.f, rng));
+  if (c.bias) in.values.push_back(Random<float>(Shape({c.f.dim(0)}), rng));
+  if (c.residual) {  // the output's shape: run the plain conv once for it
+    Conv plain = c;
+    plain.residual = false;
+    plain.activation.clear();
+    auto out = RunOp("ConvND", {in.values[0], in.values[1]}, AttrsOf(plain));
+    EXPECT_TRUE(out.ok()) << out.status();
+    in.values.push_back(Random<float>(out->shape(), rng));
+  }
+  return in;
+}
+
+// What a fresh kernel gives for `in` (its first call: never a prepared one).
+std::vector<double> Fresh(const Conv& c, const Inputs& in) {
+  auto out = RunOp("ConvND", in.values, AttrsOf(c));
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? ToDouble(*out) : std::vector<double>{};
+}
+
+Tensor RunPlan(const Plan& plan, const Inputs& in) {
+  VariableStore vars;
+  CancellationToken token;
+  auto out = Execute(plan, in.values, {.variables = &vars, .cancellation = &token});
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? (*out)[0] : Tensor();
+}
+
+const std::vector<Conv>& Convs() {
+  static const std::vector<Conv> convs = {
+      {.f = Shape({8, 4, 3, 3}), .pads = {1, 1, 1, 1}},
+      {.f = Shape({8, 4, 3, 3}), .pads = {1, 1, 1, 1}, .channels_last = true, .constant_filter = true},
+      {.f = Shape({16, 1, 3, 3}), .group = 16, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .channels_last = true,
+       .constant_filter = true, .activation = "Swish"},  // depthwise
+      {.f = Shape({24, 16, 1, 1}), .channels_last = true, .constant_filter = true, .bias = false,
+       .residual = true, .activation = "Relu"},
+      {.f = Shape({12, 6, 3, 3}), .pads = {0, 1, 2, 1}, .residual = true},  // fed filter, residual
+  };
+  return convs;
+}
+
+TEST(ConvPreparedTest, EveryCallOfOnePlanMatchesAFreshKernel) {
+  std::mt19937 rng(7);
+  for (const Conv& c : Convs()) {
+    SCOPED_TRACE(absl::StrCat(c.f.ToString(), " group ", c.group, " last ", c.channels_last, " constant ",
+                              c.constant_filter, " residual ", c.residual, " ", c.activation));
+    Graph g;
+    auto plan = BuildPlan(g, c, 13, 11);
+    const Tensor filter = Random<float>(c.f, rng);
+    // Same filter buffer (a constant's packing reused), new data; then a new filter;
+    // then another batch and back.
+    const std::vector<std::pair<int64_t, bool>> calls = {{1, false}, {1, false}, {1, false}, {1, true},
+                                                         {1, false}, {3, false}, {1, false}, {1, true}};
+    for (size_t i = 0; i < calls.size(); ++i) {
+      SCOPED_TRACE(absl::StrCat("call ", i, " batch ", calls[i].first));
+      const Inputs in = MakeInputs(c, calls[i].first, 13, 11, rng, calls[i].second ? nullptr : &filter);
+      ExpectClose(RunPlan(*plan, in), Fresh(c, in), 1e-6, 1e-6);
+    }
+  }
+}
+
+TEST(ConvPreparedTest, ATeamOfAnotherSizeGoesTheSlowWay) {
+  std::mt19937 rng(8);
+  const Conv& c = Convs()[1];
+  Graph g;
+  auto plan = BuildPlan(g, c, 30, 30);
+  for (int team : {0, 3, 1, 3, 0}) {
+    SCOPED_TRACE(team);
+    cpu::SetIntraOpThreads(team);
+    const Inputs in = MakeInputs(c, 2, 30, 30, rng);
+    const Tensor got = RunPlan(*plan, in);
+    ExpectClose(got, Fresh(c, in), 1e-6, 1e-6);
+  }
+  cpu::SetIntraOpThreads(0);
+}
+
+TEST(ConvPreparedTest, ThreadsRunningOnePlanAtOnceEachGetTheirOwnResult) {
+  for (const Conv& c : Convs()) {
+    Graph g;
+    auto plan = BuildPlan(g, c, 9, 10);
+    std::mt19937 rng(9);
+    constexpr int kThreads = 4, kCalls = 25;
+    std::vector<std::vector<Inputs>> inputs(kThreads);
+    std::vector<std::vector<std::vector<double>>> want(kThreads);
+    const Tensor filter = Random<float>(c.f, rng);
+    for (int t = 0; t < kThreads; ++t) {
+      for (int i = 0; i < kCalls; ++i) {
+        inputs[t].push_back(MakeInputs(c, 1 + (t + i) % 2, 9, 10, rng, i % 5 == 4 ? nullptr : &filter));
+        want[t].push_back(Fresh(c, inputs[t].back()));
+      }
+    }
+    std::vector<std::vector<Tensor>> got(kThreads);
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kCalls; ++i) got[t].push_back(RunPlan(*plan, inputs[t][i]));
+      });
+    }
+    for (std::thread& t : threads) t.join();
+    for (int t = 0; t < kThreads; ++t) {
+      for (int i = 0; i < kCalls; ++i) {
+        SCOPED_TRACE(absl::StrCat(c.f.ToString(), " thread ", t, " call ", i));
+        ExpectClose(got[t][i], want[t][i], 1e-6, 1e-6);
+      }
+    }
+  }
+}
+
+}  // namespace
+}  // namespace graphd::executor::test
