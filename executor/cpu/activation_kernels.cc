@@ -106,7 +106,7 @@ class ActivationKernel : public OpKernel {
       return dnnl::eltwise_forward(dnnl::eltwise_forward::primitive_desc(
           dnnl::eltwise_forward::desc(inference, alg, md, alpha, beta), PrimitiveAttr(), Engine()));
     });
-    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, y)}});
+    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, y)}}, 2 * x.num_elements());
   }
 
   Act act_;

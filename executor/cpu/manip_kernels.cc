@@ -112,7 +112,8 @@ class TransposeKernel : public OpKernel {
       return dnnl::reorder(
           dnnl::reorder::primitive_desc(Engine(), src, Engine(), dst, PrimitiveAttr()));
     });
-    RunPrimitive(prim, {{DNNL_ARG_FROM, Wrap(src, x)}, {DNNL_ARG_TO, Wrap(dst, out)}});
+    RunPrimitive(prim, {{DNNL_ARG_FROM, Wrap(src, x)}, {DNNL_ARG_TO, Wrap(dst, out)}},
+                 2 * out.num_elements());  // reads a box of out's size
   }
 
   std::optional<IntList> perm_;

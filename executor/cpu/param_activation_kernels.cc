@@ -91,7 +91,7 @@ class ParamActivationKernel : public OpKernel {
             dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, alpha, 0.f),
             PrimitiveAttr(), Engine()));
       });
-      RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, *y)}});
+      RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, *y)}}, 2 * n);
       return absl::OkStatus();
     }
     if (x.dtype() == DType::kFloat32) return Loop<float>(ctx, x, *y);

@@ -175,7 +175,8 @@ class ReductionKernel : public OpKernel {
       return dnnl::reduction(pd);
     });
     if (!prim.has_value()) return false;
-    RunPrimitive(*prim, {{DNNL_ARG_SRC, Wrap(PlainDesc(src), x)}, {DNNL_ARG_DST, Wrap(PlainDesc(dst), out)}});
+    RunPrimitive(*prim, {{DNNL_ARG_SRC, Wrap(PlainDesc(src), x)}, {DNNL_ARG_DST, Wrap(PlainDesc(dst), out)}},
+                 x.num_elements() + out.num_elements());
     return true;
   }
 

@@ -102,7 +102,7 @@ class UnaryKernel : public OpKernel {
             dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, alg, md, alpha, beta),
             PrimitiveAttr(), Engine()));
       });
-      RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, *y)}});
+      RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(md, x)}, {DNNL_ARG_DST, Wrap(md, *y)}}, 2 * n);
       return absl::OkStatus();
     }
     if (x.dtype() == DType::kFloat32 && (op_ == Unary::kLog || op_ == Unary::kErf)) {
