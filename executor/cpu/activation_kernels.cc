@@ -1,6 +1,6 @@
 // Relu, Relu6, Sigmoid, Tanh, Gelu (erf or tanh approximation), Softmax and LogSoftmax
 // (last axis): oneDNN for float32 (softmaxes: softmax_rows.h's loops, which keep
-// NaN), loops for float64 and tiny tensors.
+// NaN; Sigmoid: swish.h's), loops for float64 and tiny tensors.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -9,6 +9,7 @@
 #include "executor/cpu/kernels.h"
 #include "executor/cpu/node_attrs.h"
 #include "executor/cpu/softmax_rows.h"
+#include "executor/cpu/swish.h"
 
 namespace graphd::executor::cpu {
 namespace {
@@ -79,6 +80,8 @@ class ActivationKernel : public OpKernel {
     } else if (act_ == Act::kSoftmax || act_ == Act::kLogSoftmax) {
       RunSoftmaxRows({.x = x.data<float>(), .y = y->data<float>(), .rows = n / inner, .inner = inner,
                       .log = act_ == Act::kLogSoftmax});
+    } else if (act_ == Act::kSigmoid) {
+      Sigmoid(x.data<float>(), y->data<float>(), n);
     } else if (n < 64) {  // oneDNN's call overhead dominates tiny tensors
       Reference(act_, x.data<float>(), y->data<float>(), n, inner);
     } else {

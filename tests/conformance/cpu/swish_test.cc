@@ -98,6 +98,75 @@ TEST(SwishTest, TheTeamSplitCoversEveryValueOnce) {
   }
 }
 
+double ExactSigmoid(double x) { return 1 / (1 + std::exp(-x)); }
+
+TEST(SigmoidTest, EveryLoopIsWithinFourUlpOnASweep) {
+  std::vector<float> xs;
+  for (int i = -950000; i <= 950000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-95, 95]
+  for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
+    if (!cpu::HostHas(isa)) continue;
+    SCOPED_TRACE(static_cast<int>(isa));
+    std::vector<float> y(xs.size());
+    cpu::SigmoidRangeOn(isa, xs.data(), y.data(), static_cast<int64_t>(y.size()));
+    double worst = 0;
+    float worst_x = 0;
+    for (size_t i = 0; i < xs.size(); ++i) {
+      const double want = ExactSigmoid(xs[i]);
+      // Below about -87 the exact value is under float's smallest normal: 1e-37 absolute.
+      const double err = std::abs(y[i] - want);
+      const double ulps = xs[i] < -86.f ? (err <= 1e-37 ? 0 : 1e9) : err / Ulp(want);
+      if (ulps > worst) {
+        worst = ulps;
+        worst_x = xs[i];
+      }
+    }
+    EXPECT_LE(worst, 4.0) << "at x = " << worst_x;
+  }
+}
+
+TEST(SigmoidTest, SpecialValuesAndTheTeamSplit) {
+  const float inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const std::vector<float> xs = {0.f, -0.f, 1e-40f, -1e-40f, 20.f, 88.f, 100.f, 1e30f, 3e38f, -87.f,
+                                 -88.7f, -89.f, -100.f, -1e30f, inf, -inf, nan, -nan};
+  for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
+    if (!cpu::HostHas(isa)) continue;
+    for (size_t n : {xs.size(), size_t{5}, size_t{1}}) {  // every lane of a vector, and tails
+      std::vector<float> y(n);
+      cpu::SigmoidRangeOn(isa, xs.data(), y.data(), static_cast<int64_t>(n));
+      for (size_t i = 0; i < n; ++i) {
+        SCOPED_TRACE(::testing::Message() << "isa " << static_cast<int>(isa) << " x = " << xs[i]);
+        const float x = xs[i];
+        if (std::isnan(x)) {
+          EXPECT_TRUE(std::isnan(y[i])) << y[i];
+        } else if (x >= 20.f) {
+          EXPECT_EQ(y[i], 1.f);
+        } else if (x <= -88.7f) {
+          EXPECT_GE(y[i], 0.f);
+          EXPECT_LE(y[i], 1e-38f);
+        } else {
+          EXPECT_NEAR(y[i], ExactSigmoid(x), 4 * Ulp(ExactSigmoid(x)));
+        }
+      }
+    }
+  }
+  // Out of place on the team (a team of three too) as on one thread; in place too.
+  for (int team : {0, 3}) {
+    for (int64_t n : {0, 1, 17, 16384, 16400, 100003}) {
+      SCOPED_TRACE(absl::StrCat("team ", team, ", n ", n));
+      cpu::SetIntraOpThreads(team);
+      std::vector<float> x(n), y(n, -1.f), z(n);
+      for (int64_t i = 0; i < n; ++i) x[i] = std::sin(0.37f * static_cast<float>(i)) * 9.f;
+      cpu::Sigmoid(x.data(), y.data(), n);
+      cpu::SigmoidRangeOn(SwishIsa::kPortable, x.data(), z.data(), n);
+      for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(y[i], z[i], 4 * Ulp(z[i])) << i;
+      cpu::Sigmoid(x.data(), x.data(), n);
+      EXPECT_EQ(x, y);
+      cpu::SetIntraOpThreads(0);
+    }
+  }
+}
+
 // A 4-D float tensor [N, C, H, W] as [N, H, W, C] (to_last) or back.
 Tensor Relayout(const Tensor& t, bool to_last) {
   const std::vector<int64_t>& d = t.shape().dims();
