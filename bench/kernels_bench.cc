@@ -209,7 +209,8 @@ BENCHMARK(BM_ConvSwish)->ArgsProduct({{0, 1}, {0, 1}})->Unit(benchmark::kMicrose
 
 // MobileNetV3-small's first block after the stem, channels-last as the model runs it:
 // the 3x3 depthwise over 16 channels at stride 2 (112x112 -> 56x56, Relu; arg 0) and
-// features.2's 1x1 expansion 16 -> 72 at 56x56 (Relu; arg 1).
+// features.2's 1x1 expansion 16 -> 72 at 56x56 (Relu; arg 1); arg 2: the depthwise on
+// an 8x8 input, whose time is the convolution call's fixed cost (dnnl_prepared.h).
 void BM_MobileNetV3Head(benchmark::State& state) {
   AttrMap attrs{{"channels_last", true}, {"constant_filter", true}, {"activation", std::string("Relu")}};
   if (state.range(0) == 1) {
