@@ -17,6 +17,7 @@
 // With input_channels_first (and channels_last) x stays channels-first: a stem
 // convolution, on conv_stem.h's loops where they apply.
 #include <algorithm>
+#include <exception>
 #include <memory>
 #include <optional>
 
@@ -254,6 +255,19 @@ class ConvNdKernel : public OpKernel {
     return s;
   }
 
+  // The sum post-op adds the convolution to what dst holds: the residual, copied there
+  // unless it is the output's own buffer (forwarded).
+  static void ResidualIntoOutput(const Tensor* residual, Tensor& out) {
+    if (residual != nullptr && residual != &out) {
+      std::copy(residual->data<float>(), residual->data<float>() + out.num_elements(), out.data<float>());
+    }
+  }
+
+  // A fused Swish runs after the primitive, on swish.h's loops.
+  void SwishAfterPrimitive(Tensor& out) const {
+    if (act_.kind == Activation::kSwish) SwishInPlace(out.data<float>(), out.num_elements());
+  }
+
   // The convolution through the prepared call when one is free and was made for these
   // shapes, team and filter (the rest follows from the kernel's attributes); false
   // otherwise, having done nothing.
@@ -267,15 +281,13 @@ class ConvNdKernel : public OpKernel {
         (p->packed != nullptr && p->packed->source.lock() != f.buffer())) {
       return false;
     }
-    if (residual != nullptr && residual != &out) {  // the sum post-op adds what dst holds
-      std::copy(residual->data<float>(), residual->data<float>() + out.num_elements(), out.data<float>());
-    }
+    ResidualIntoOutput(residual, out);
     p->call.SetData(p->src, x.raw_data());
     p->call.SetData(p->dst, out.raw_data());
     if (p->weights >= 0) p->call.SetData(p->weights, f.raw_data());
     if (p->bias_data >= 0) p->call.SetData(p->bias_data, bias->raw_data());
     p->call.Run();
-    if (act_.kind == Activation::kSwish) SwishInPlace(out.data<float>(), out.num_elements());
+    SwishAfterPrimitive(out);
     return true;
   }
 
@@ -301,7 +313,7 @@ class ConvNdKernel : public OpKernel {
       p->dst = p->call.Add(DNNL_ARG_DST, dst);
       if (bias != nullptr) p->bias_data = p->call.Add(DNNL_ARG_BIAS, bias_desc);
       lease.Put(std::move(p));
-    } catch (const dnnl::error&) {
+    } catch (const std::exception&) {  // dnnl::error, std::bad_alloc
       // Not prepared: the next call goes the slow way again.
     }
   }
@@ -386,9 +398,7 @@ class ConvNdKernel : public OpKernel {
         }
         return made;
       });
-      if (residual != nullptr && residual != &out) {  // the sum post-op adds what dst holds
-        std::copy(residual->data<float>(), residual->data<float>() + out.num_elements(), out.data<float>());
-      }
+      ResidualIntoOutput(residual, out);
       std::shared_ptr<const PackedWeights> packed;
       if (constant_filter_) {
         packed = conv.packed;
@@ -410,7 +420,7 @@ class ConvNdKernel : public OpKernel {
         args[DNNL_ARG_WEIGHTS] = to;
       }
       RunPrimitive(conv.prim, std::move(args));
-      if (act_.kind == Activation::kSwish) SwishInPlace(out.data<float>(), out.num_elements());
+      SwishAfterPrimitive(out);
       return absl::OkStatus();
     }
     dnnl::deconvolution_forward prim = deconv_cache_.Get(key, [&] {

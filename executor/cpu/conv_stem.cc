@@ -15,8 +15,9 @@ namespace {
 
 constexpr int64_t kLanes = 16;  // vector lanes: output channels
 constexpr int kMaxVecs = 2;     // vectors per output pixel: 32 channels (ops::kStemMaxOutputs)
-// Output pixels per block: 8 with one vector per pixel, 4 with two (8 accumulators
-// either way, which AVX2's 16 registers hold as well as AVX-512's 32).
+// Output pixels per block: 8 with one vector per pixel, 4 with two: 8 accumulators
+// either way, 8 of AVX-512's 32 registers (the AVX2 variant holds each 16-lane vector
+// in two of its 16 registers and spills; AVX-512 hosts are the ones measured).
 constexpr int kPixels = 8;
 static_assert(ops::kStemMaxOutputs <= kLanes * kMaxVecs, "the vectors of one pixel hold every output channel");
 // Convolutions of fewer multiply-adds run on the calling thread alone.

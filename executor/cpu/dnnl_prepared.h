@@ -16,6 +16,8 @@
 #define GRAPHD_EXECUTOR_CPU_DNNL_PREPARED_H_
 
 #include <atomic>
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -25,13 +27,20 @@
 namespace graphd::executor::cpu {
 
 // The calling thread's oneDNN scratchpad of at least `bytes` (grown as needed, valid
-// until the thread next asks for more), for primitives made with PrimitiveAttr: the
-// one RunPrimitive and PreparedCall::Run pass. Throws std::bad_alloc.
+// until the thread next asks for more), for primitives made with a user scratchpad
+// (PrimitiveAttr's mode): the one RunPrimitive and PreparedCall::Run pass. Throws
+// std::bad_alloc (keeping the scratchpad it had).
 void* ThreadScratchpad(size_t bytes);
+// The scratchpad `prim` asks for (of size 0: none).
+dnnl::memory::desc ScratchpadDesc(const dnnl::primitive& prim);
+
+// How many times PreparedCall::Run has run in this process (for tests: whether a
+// kernel took its prepared call).
+int64_t PreparedCallRuns();
 
 class PreparedCall {
  public:
-  // `prim` made with PrimitiveAttr's user scratchpad, for OpenMP teams of `team`.
+  // `prim` made with a user scratchpad (as PrimitiveAttr), for OpenMP teams of `team`.
   PreparedCall(dnnl::primitive prim, int team);
 
   // Adds argument `arg` (DNNL_ARG_*) of layout `desc`, its data given per run by
@@ -50,7 +59,7 @@ class PreparedCall {
   dnnl::primitive prim_;
   int team_;
   size_t scratchpad_bytes_ = 0;
-  std::vector<dnnl::memory> memories_;  // parallel to args_ (the last the scratchpad's, if any)
+  std::vector<dnnl::memory> memories_;  // parallel to args_ (the first the scratchpad's, if any)
   std::vector<dnnl_exec_arg_t> args_;
 };
 

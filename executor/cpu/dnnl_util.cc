@@ -53,11 +53,8 @@ OneThreadScope::~OneThreadScope() {
 void RunPrimitive(const dnnl::primitive& prim, std::unordered_map<int, dnnl::memory> args, int64_t elements) {
   ApplyIntraOpThreads();
   OneThreadScope one_thread(elements >= 0 && elements < kOneThreadElements);
-  const dnnl_memory_desc_t* md =
-      dnnl_primitive_desc_query_md(prim.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
-  const size_t size = md == nullptr ? 0 : dnnl_memory_desc_get_size(md);
-  if (size > 0) {
-    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(dnnl::memory::desc(*md), Engine(), ThreadScratchpad(size)));
+  if (const dnnl::memory::desc md = ScratchpadDesc(prim); md.get_size() > 0) {
+    args.emplace(DNNL_ARG_SCRATCHPAD, dnnl::memory(md, Engine(), ThreadScratchpad(md.get_size())));
   }
   prim.execute(ThreadStream(), args);
   ThreadStream().wait();

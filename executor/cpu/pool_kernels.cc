@@ -85,7 +85,8 @@ class PoolKernel : public OpKernel {
       return dnnl::pooling_forward(
           dnnl::pooling_forward::primitive_desc(desc, PrimitiveAttr(), Engine()));
     });
-    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(src, x)}, {DNNL_ARG_DST, Wrap(dst, out)}}, x.num_elements() + out.num_elements());
+    RunPrimitive(prim, {{DNNL_ARG_SRC, Wrap(src, x)}, {DNNL_ARG_DST, Wrap(dst, out)}},
+                 x.num_elements() + out.num_elements());
   }
 
   bool max_;

@@ -151,7 +151,8 @@ class PoolNdKernel : public OpKernel {
       return dnnl::pooling_v2_forward(pd);
     });
     if (!prim.has_value()) return false;
-    RunPrimitive(*prim, {{DNNL_ARG_SRC, Wrap(src, x)}, {DNNL_ARG_DST, Wrap(dst, y)}}, x.num_elements() + y.num_elements());
+    RunPrimitive(*prim, {{DNNL_ARG_SRC, Wrap(src, x)}, {DNNL_ARG_DST, Wrap(dst, y)}},
+                 x.num_elements() + y.num_elements());
     return true;
   }
 

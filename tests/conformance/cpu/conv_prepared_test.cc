@@ -2,14 +2,18 @@
 // call through oneDNN, later calls with the same shapes, team and filter rerun it with
 // new data pointers. One plan run again and again must give, each time, what a fresh
 // kernel gives for that call's inputs: new data, a new filter (fed, or a constant
-// filter's new buffer), a changed batch and back, a changed team, a residual, and
-// several threads running the plan at once (one holds the prepared call, the others go
-// the slow way).
+// filter's new buffer), a changed batch and back, a changed team, a residual (fed, so
+// copied into the output, or made in the plan and forwarded as the output), and several
+// threads running the plan at once (one holds the prepared call, the others go the slow
+// way); and it must take the prepared call exactly when those repeat
+// (PreparedCallRuns).
+#include <algorithm>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "executor/cpu/dnnl_prepared.h"
 #include "executor/cpu/team.h"
 #include "gmock/gmock.h"
 #include "tests/conformance/cpu/test_util.h"
@@ -22,7 +26,8 @@ struct Conv {
   int64_t group = 1;
   IntList strides{1, 1}, pads{0, 0, 0, 0};
   bool channels_last = false, constant_filter = false, bias = true, residual = false;
-  std::string activation;  // "", "Relu", "Swish"
+  std::string activation;         // "", "Relu", "Swish"
+  bool residual_in_plan = false;  // r = Relu(fed) in the plan: its buffer is forwarded
 };
 
 AttrMap AttrsOf(const Conv& c) {
@@ -51,7 +56,9 @@ std::unique_ptr<const Plan> BuildPlan(Graph& g, const Conv& c, int64_t h, int64_
     feeds.push_back("b");
   }
   if (c.residual) {
-    in.push_back({AddPlaceholder(g, "r", DType::kFloat32, PartialShape::UnknownRank()), 0});
+    const Node* r = AddPlaceholder(g, "r", DType::kFloat32, PartialShape::UnknownRank());
+    if (c.residual_in_plan) r = g.AddNode({.name = "relu_r", .op = "Relu", .inputs = {{r, 0}}}).value();
+    in.push_back({r, 0});
     feeds.push_back("r");
   }
   EXPECT_TRUE(g.AddNode({.name = "out", .op = "ConvND", .inputs = in, .attrs = AttrsOf(c)}).ok());
@@ -85,7 +92,13 @@ Inputs MakeInputs(const Conv& c, int64_t n, int64_t h, int64_t w, std::mt19937& 
 
 // What a fresh kernel gives for `in` (its first call: never a prepared one).
 std::vector<double> Fresh(const Conv& c, const Inputs& in) {
-  auto out = RunOp("ConvND", in.values, AttrsOf(c));
+  std::vector<Tensor> values = in.values;
+  if (c.residual_in_plan) {  // the plan's Relu, on a copy
+    Tensor r = Tensor::Allocate(DType::kFloat32, values.back().shape()).value();
+    for (int64_t i = 0; i < r.num_elements(); ++i) r.data<float>()[i] = std::max(values.back().data<float>()[i], 0.f);
+    values.back() = r;
+  }
+  auto out = RunOp("ConvND", values, AttrsOf(c));
   EXPECT_TRUE(out.ok()) << out.status();
   return out.ok() ? ToDouble(*out) : std::vector<double>{};
 }
@@ -104,8 +117,8 @@ const std::vector<Conv>& Convs() {
       {.f = Shape({8, 4, 3, 3}), .pads = {1, 1, 1, 1}, .channels_last = true, .constant_filter = true},
       {.f = Shape({16, 1, 3, 3}), .group = 16, .strides = {2, 2}, .pads = {1, 1, 1, 1}, .channels_last = true,
        .constant_filter = true, .activation = "Swish"},  // depthwise
-      {.f = Shape({24, 16, 1, 1}), .channels_last = true, .constant_filter = true, .bias = false,
-       .residual = true, .activation = "Relu"},
+      {.f = Shape({64, 48, 1, 1}), .channels_last = true, .constant_filter = true, .bias = false,
+       .residual = true, .activation = "Relu", .residual_in_plan = true},  // 1x1 past conv_pointwise.h's size
       {.f = Shape({12, 6, 3, 3}), .pads = {0, 1, 2, 1}, .residual = true},  // fed filter, residual
   };
   return convs;
@@ -123,27 +136,47 @@ TEST(ConvPreparedTest, EveryCallOfOnePlanMatchesAFreshKernel) {
     // then another batch and back.
     const std::vector<std::pair<int64_t, bool>> calls = {{1, false}, {1, false}, {1, false}, {1, true},
                                                          {1, false}, {3, false}, {1, false}, {1, true}};
+    const void* last_filter = nullptr;
     for (size_t i = 0; i < calls.size(); ++i) {
       SCOPED_TRACE(absl::StrCat("call ", i, " batch ", calls[i].first));
       const Inputs in = MakeInputs(c, calls[i].first, 13, 11, rng, calls[i].second ? nullptr : &filter);
-      ExpectClose(RunPlan(*plan, in), Fresh(c, in), 1e-6, 1e-6);
+      const std::vector<double> want = Fresh(c, in);
+      // Prepared when the batch repeats and, for a constant filter, its buffer.
+      const bool same_filter = !c.constant_filter || in.values[1].raw_data() == last_filter;
+      const bool prepared = i > 0 && calls[i].first == calls[i - 1].first && same_filter;
+      const int64_t runs = cpu::PreparedCallRuns();
+      ExpectClose(RunPlan(*plan, in), want, 1e-6, 1e-6);
+      EXPECT_EQ(cpu::PreparedCallRuns() - runs, prepared ? 1 : 0);
+      last_filter = in.values[1].raw_data();
     }
   }
 }
 
+// The process's default team again when it goes (also after a failed ASSERT).
+struct TeamReset {
+  ~TeamReset() { cpu::SetIntraOpThreads(0); }
+};
+
 TEST(ConvPreparedTest, ATeamOfAnotherSizeGoesTheSlowWay) {
+  const TeamReset reset;
   std::mt19937 rng(8);
   const Conv& c = Convs()[1];
   Graph g;
   auto plan = BuildPlan(g, c, 30, 30);
-  for (int team : {0, 3, 1, 3, 0}) {
-    SCOPED_TRACE(team);
+  const Tensor filter = Random<float>(c.f, rng);
+  int last_team = -1;
+  for (int team : {0, 0, 3, 3, 1, 1, 3}) {
     cpu::SetIntraOpThreads(team);
-    const Inputs in = MakeInputs(c, 2, 30, 30, rng);
-    const Tensor got = RunPlan(*plan, in);
-    ExpectClose(got, Fresh(c, in), 1e-6, 1e-6);
+    cpu::DecideTeam();
+    const int threads = cpu::TeamThreads();  // the team the kernel will run with
+    SCOPED_TRACE(absl::StrCat("team ", team, " (", threads, " threads)"));
+    const Inputs in = MakeInputs(c, 2, 30, 30, rng, &filter);
+    const std::vector<double> want = Fresh(c, in);
+    const int64_t runs = cpu::PreparedCallRuns();
+    ExpectClose(RunPlan(*plan, in), want, 1e-6, 1e-6);
+    EXPECT_EQ(cpu::PreparedCallRuns() - runs, threads == last_team ? 1 : 0);
+    last_team = threads;
   }
-  cpu::SetIntraOpThreads(0);
 }
 
 TEST(ConvPreparedTest, ThreadsRunningOnePlanAtOnceEachGetTheirOwnResult) {

@@ -2,6 +2,7 @@
 // host has, against x / (1 + exp(-x)) in double, and ConvND with a fused Swish (which
 // runs those loops after oneDNN's primitive) against the plain convolution followed by
 // the exact function, with and without a residual, channels-first and channels-last.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -17,6 +18,11 @@ namespace {
 using cpu::SwishIsa;
 
 double ExactSwish(double x) { return x / (1 + std::exp(-x)); }
+
+// The process's default team again when it goes (also after a failed ASSERT).
+struct TeamReset {
+  ~TeamReset() { cpu::SetIntraOpThreads(0); }
+};
 
 // Units in the last place of float at `v`.
 double Ulp(double v) {
@@ -51,12 +57,16 @@ TEST(SwishTest, EveryLoopIsWithinFourUlpOnASweep) {
 TEST(SwishTest, SpecialValuesAsTheLibraryGivesThem) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> xs = {0.f, -0.f, 1e-40f, -1e-40f, 1e-7f, 88.f, 89.f, 100.f, 1e30f, 3e38f,
-                                 -87.f, -88.7f, -89.f, -100.f, -1e30f, inf, -inf, nan};
+  const std::vector<float> values = {0.f, -0.f, 1e-40f, -1e-40f, 1e-7f, 88.f, 89.f, 100.f, 1e30f, 3e38f,
+                                     -87.f, -88.7f, -89.f, -100.f, -1e30f, inf, -inf, nan};
   for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
     if (!cpu::HostHas(isa)) continue;
-    // Every position of a 16-lane vector and the tails: 18 values, then 5 and 1.
-    for (size_t n : {xs.size(), size_t{5}, size_t{1}}) {
+    // Each value at every position of the 8- and 16-lane vectors (rotations of the
+    // list) and in the tails: 18 values, then 5 and 1.
+    for (size_t c = 0; c < values.size() * 3; ++c) {  // (rotation, length) pairs
+      const size_t n = c % 3 == 0 ? values.size() : c % 3 == 1 ? 5 : 1;
+      std::vector<float> xs = values;
+      std::rotate(xs.begin(), xs.begin() + c / 3, xs.end());
       std::vector<float> y(xs.begin(), xs.begin() + n);
       cpu::SwishRangeOn(isa, y.data(), static_cast<int64_t>(n));
       for (size_t i = 0; i < n; ++i) {
@@ -83,18 +93,19 @@ TEST(SwishTest, TheTeamSplitCoversEveryValueOnce) {
   // not a multiple of anything: SwishInPlace must equal the single-thread loop, on the
   // host's team and on a team of three (pieces of whole cache lines; the last short or
   // empty: 16400 values split 5472 + 5472 + 5456, 16384 as 5472 + 5472 + 5440).
-  for (int team : {0, 3})
-  for (int64_t n : {0, 1, 15, 16, 17, 16383, 16384, 16397, 16400, 100003}) {
-    SCOPED_TRACE(absl::StrCat("team ", team, ", n ", n));
-    cpu::SetIntraOpThreads(team);
-    std::vector<float> a(n);
-    for (int64_t i = 0; i < n; ++i) a[i] = std::sin(0.37f * static_cast<float>(i)) * 7.f;
-    std::vector<float> b = a;
-    cpu::SwishInPlace(a.data(), n);
-    cpu::SwishRange(b.data(), n);
-    EXPECT_EQ(a, b);
-    for (int64_t i = 0; i < n; i += 997) EXPECT_NEAR(b[i], ExactSwish(std::sin(0.37f * i) * 7.f), 1e-5);
-    cpu::SetIntraOpThreads(0);
+  const TeamReset reset;
+  for (int team : {0, 3}) {
+    for (int64_t n : {0, 1, 15, 16, 17, 16383, 16384, 16397, 16400, 100003}) {
+      SCOPED_TRACE(absl::StrCat("team ", team, ", n ", n));
+      cpu::SetIntraOpThreads(team);
+      std::vector<float> a(n);
+      for (int64_t i = 0; i < n; ++i) a[i] = std::sin(0.37f * static_cast<float>(i)) * 7.f;
+      std::vector<float> b = a;
+      cpu::SwishInPlace(a.data(), n);
+      cpu::SwishRange(b.data(), n);
+      EXPECT_EQ(a, b);
+      for (int64_t i = 0; i < n; i += 997) EXPECT_NEAR(b[i], ExactSwish(std::sin(0.37f * i) * 7.f), 1e-5);
+    }
   }
 }
 
@@ -127,11 +138,15 @@ TEST(SigmoidTest, EveryLoopIsWithinFourUlpOnASweep) {
 TEST(SigmoidTest, SpecialValuesAndTheTeamSplit) {
   const float inf = std::numeric_limits<float>::infinity();
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const std::vector<float> xs = {0.f, -0.f, 1e-40f, -1e-40f, 20.f, 88.f, 100.f, 1e30f, 3e38f, -87.f,
-                                 -88.7f, -89.f, -100.f, -1e30f, inf, -inf, nan, -nan};
+  const std::vector<float> values = {0.f, -0.f, 1e-40f, -1e-40f, 20.f, 88.f, 100.f, 1e30f, 3e38f, -87.f,
+                                     -88.7f, -89.f, -100.f, -1e30f, inf, -inf, nan, -nan};
   for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
     if (!cpu::HostHas(isa)) continue;
-    for (size_t n : {xs.size(), size_t{5}, size_t{1}}) {  // every lane of a vector, and tails
+    // Each value at every lane of the 8- and 16-lane vectors, and in the tails.
+    for (size_t c = 0; c < values.size() * 3; ++c) {  // (rotation, length) pairs
+      const size_t n = c % 3 == 0 ? values.size() : c % 3 == 1 ? 5 : 1;
+      std::vector<float> xs = values;
+      std::rotate(xs.begin(), xs.begin() + c / 3, xs.end());
       std::vector<float> y(n);
       cpu::SigmoidRangeOn(isa, xs.data(), y.data(), static_cast<int64_t>(n));
       for (size_t i = 0; i < n; ++i) {
@@ -151,6 +166,7 @@ TEST(SigmoidTest, SpecialValuesAndTheTeamSplit) {
     }
   }
   // Out of place on the team (a team of three too) as on one thread; in place too.
+  const TeamReset reset;
   for (int team : {0, 3}) {
     for (int64_t n : {0, 1, 17, 16384, 16400, 100003}) {
       SCOPED_TRACE(absl::StrCat("team ", team, ", n ", n));
@@ -162,7 +178,6 @@ TEST(SigmoidTest, SpecialValuesAndTheTeamSplit) {
       for (int64_t i = 0; i < n; ++i) ASSERT_NEAR(y[i], z[i], 4 * Ulp(z[i])) << i;
       cpu::Sigmoid(x.data(), x.data(), n);
       EXPECT_EQ(x, y);
-      cpu::SetIntraOpThreads(0);
     }
   }
 }
