@@ -8,6 +8,7 @@
 
 #include "core/ops/window_nd.h"
 #include "executor/cpu/dnnl_util.h"
+#include "executor/cpu/row_chunks.h"
 #include "executor/cpu/swish.h"
 
 namespace graphd::executor::cpu {
@@ -227,15 +228,15 @@ void RunStemConv(const float* x, const float* w, const float* bias, const float*
     StemRows(x, g, k, residual, act, 0, rows, buf.data(), out);
     return;
   }
-  // Chunks of rows taken as threads come free: a helper thread that wakes late (the
-  // stem is a call's first parallel region) takes fewer.
+  // Chunks of rows, each thread's own contiguous segment first, then what the others
+  // have not reached: a helper thread that wakes late (the stem is a call's first
+  // parallel region) takes fewer, and the next layer finds its rows where it splits.
   const int64_t chunks = (rows + kChunkRows - 1) / kChunkRows;
   std::vector<float> bufs(buffer * threads);
-#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
-  for (int64_t i = 0; i < chunks; ++i) {
+  ForChunksOwnedFirst(chunks, threads, [&](int64_t i, int thread) {
     StemRows(x, g, k, residual, act, i * kChunkRows, std::min(rows, (i + 1) * kChunkRows),
-             bufs.data() + omp_get_thread_num() * buffer, out);
-  }
+             bufs.data() + thread * buffer, out);
+  });
 }
 
 }  // namespace graphd::executor::cpu

@@ -247,6 +247,20 @@ TEST(ChannelsLastTest, ChannelsFirstInputMatchesChannelsFirst) {
   EXPECT_THAT(bad.status().message(), HasSubstr("input_channels_first"));
 }
 
+// Stems large enough for the OpenMP team (2^20 multiply-adds and more: each thread's
+// segment of row chunks, then the others', row_chunks.h), on a team of three.
+TEST(ChannelsLastTest, StemsOnTheTeamMatchChannelsFirst) {
+  cpu::SetIntraOpThreads(3);
+  const std::vector<Case> cases = {
+      {Shape({2, 3, 96, 97}), Shape({16, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "HardSwish"},
+      {Shape({1, 3, 130, 127}), Shape({32, 3, 3, 3}), {2, 2}, {1, 1}, {1, 1, 1, 1}, 1, true, "Swish"},
+  };
+  for (const Case& c : cases) {
+    for (bool residual : {false, true}) CheckChannelsFirstInput<float>(c, 1e-5, residual);
+  }
+  cpu::SetIntraOpThreads(0);
+}
+
 // One window over the whole input (a global average pool) runs global_average.h's pass
 // over the rows: one thread below 32768 values; from there, on a team of three, whole
 // images when the batch has one per thread, else the rows split (partial sums added
