@@ -30,21 +30,24 @@ double Ulp(double v) {
   return std::nextafter(f, std::numeric_limits<float>::infinity()) - f;
 }
 
-TEST(SwishTest, EveryLoopIsWithinFourUlpOnASweep) {
+// The worst error in ulp of `loop` (x -> y on `isa`) against `exact` over [-95, 95] in
+// steps of 1e-4, with `tiny_below` the x under which the exact value is a denormal or
+// less and `tiny` the absolute error allowed there; fails past four ulp.
+template <typename Loop, typename Exact>
+void ExpectWithinFourUlp(const Loop& loop, const Exact& exact, float tiny_below, double tiny) {
   std::vector<float> xs;
-  for (int i = -950000; i <= 950000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-95, 95]
+  for (int i = -950000; i <= 950000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);
   for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
     if (!cpu::HostHas(isa)) continue;
     SCOPED_TRACE(static_cast<int>(isa));
-    std::vector<float> y = xs;
-    cpu::SwishRangeOn(isa, y.data(), static_cast<int64_t>(y.size()));
+    std::vector<float> y(xs.size());
+    loop(isa, xs.data(), y.data(), static_cast<int64_t>(xs.size()));
     double worst = 0;
     float worst_x = 0;
     for (size_t i = 0; i < xs.size(); ++i) {
-      const double want = ExactSwish(xs[i]);
-      // Below about -87 the exact value is a denormal or less: 1e-35 absolute.
+      const double want = exact(xs[i]);
       const double err = std::abs(y[i] - want);
-      const double ulps = xs[i] < -85.f ? (err <= 1e-35 ? 0 : 1e9) : err / Ulp(want);
+      const double ulps = xs[i] < tiny_below ? (err <= tiny ? 0 : 1e9) : err / Ulp(want);
       if (ulps > worst) {
         worst = ulps;
         worst_x = xs[i];
@@ -52,6 +55,16 @@ TEST(SwishTest, EveryLoopIsWithinFourUlpOnASweep) {
     }
     EXPECT_LE(worst, 4.0) << "at x = " << worst_x;
   }
+}
+
+TEST(SwishTest, EveryLoopIsWithinFourUlpOnASweep) {
+  // Below about -87 the exact value is a denormal or less: 1e-35 absolute.
+  ExpectWithinFourUlp(
+      [](SwishIsa isa, const float* x, float* y, int64_t n) {
+        std::copy(x, x + n, y);
+        cpu::SwishRangeOn(isa, y, n);
+      },
+      ExactSwish, -85.f, 1e-35);
 }
 
 TEST(SwishTest, SpecialValuesAsTheLibraryGivesThem) {
@@ -112,27 +125,8 @@ TEST(SwishTest, TheTeamSplitCoversEveryValueOnce) {
 double ExactSigmoid(double x) { return 1 / (1 + std::exp(-x)); }
 
 TEST(SigmoidTest, EveryLoopIsWithinFourUlpOnASweep) {
-  std::vector<float> xs;
-  for (int i = -950000; i <= 950000; ++i) xs.push_back(static_cast<float>(i) * 1e-4f);  // [-95, 95]
-  for (SwishIsa isa : {SwishIsa::kAvx512, SwishIsa::kAvx2, SwishIsa::kPortable}) {
-    if (!cpu::HostHas(isa)) continue;
-    SCOPED_TRACE(static_cast<int>(isa));
-    std::vector<float> y(xs.size());
-    cpu::SigmoidRangeOn(isa, xs.data(), y.data(), static_cast<int64_t>(y.size()));
-    double worst = 0;
-    float worst_x = 0;
-    for (size_t i = 0; i < xs.size(); ++i) {
-      const double want = ExactSigmoid(xs[i]);
-      // Below about -87 the exact value is under float's smallest normal: 1e-37 absolute.
-      const double err = std::abs(y[i] - want);
-      const double ulps = xs[i] < -86.f ? (err <= 1e-37 ? 0 : 1e9) : err / Ulp(want);
-      if (ulps > worst) {
-        worst = ulps;
-        worst_x = xs[i];
-      }
-    }
-    EXPECT_LE(worst, 4.0) << "at x = " << worst_x;
-  }
+  // Below about -87 the exact value is under float's smallest normal: 1e-37 absolute.
+  ExpectWithinFourUlp(cpu::SigmoidRangeOn, ExactSigmoid, -86.f, 1e-37);
 }
 
 TEST(SigmoidTest, SpecialValuesAndTheTeamSplit) {
