@@ -128,6 +128,14 @@ void BM_ChannelScale(benchmark::State& state) {
 }
 BENCHMARK(BM_ChannelScale)->Args({112, 32})->Args({56, 144})->Args({14, 240})->Unit(benchmark::kMicrosecond);
 
+// The same scale moved into the next 1x1 convolution's filter (conv_input_scale.h):
+// filter [o, c, 1, 1] * scale [c, 1, 1] (EfficientNet-B0's 16x32 and 40x240).
+void BM_FilterScale(benchmark::State& state) {
+  const int64_t o = state.range(0), c = state.range(1);
+  RunOp(state, "Mul", {Shape({o, c, 1, 1}), Shape({c, 1, 1})}, 0);
+}
+BENCHMARK(BM_FilterScale)->Args({16, 32})->Args({40, 240})->Unit(benchmark::kMicrosecond);
+
 // A CNN's first convolution on a 224x224 RGB image: 3x3 stride 2 into 16 channels
 // (MobileNetV3-small, hard-swish) and into 32 (EfficientNet-B0, swish). Arg 2 = 1:
 // reading the image channels-first and writing channels-last (input_channels_first,

@@ -224,7 +224,8 @@ TEST_F(ParseCommandLineTest, DisablePasses) {
   EXPECT_EQ(exit_code_, 2);
   EXPECT_THAT(bad.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, dce, "
                                                         "layernorm_fusion, gelu_fusion, "
-                                                        "batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, elementwise_fusion)"));
+                                                        "batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, "
+                                                        "conv_input_scale, elementwise_fusion)"));
 }
 
 TEST_F(ParseCommandLineTest, UnknownFlag) {

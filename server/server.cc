@@ -42,8 +42,8 @@ int WorkerThreads(const ServerOptions& o) {
 }
 
 // Passes GPU sessions leave out: conv_layout writes oneDNN channels-last layouts the GPU
-// kernels do not take; layernorm_fusion writes LayerNormalization, which has no GPU kernel.
-constexpr const char* kCpuOnlyPasses[] = {"conv_layout", "layernorm_fusion"};
+// kernels do not take (conv_input_scale rewrites what it made); layernorm_fusion writes LayerNormalization, which has no GPU kernel.
+constexpr const char* kCpuOnlyPasses[] = {"conv_layout", "conv_input_scale", "layernorm_fusion"};
 
 // The pass pipeline with --disable-passes applied (names were checked by Validate).
 // At log level trace, the IR of every traced body is logged before and after each pass.

@@ -9,6 +9,7 @@
 #include "compiler/passes/constant_folding.h"
 #include "compiler/passes/conv_activation_fusion.h"
 #include "compiler/passes/conv_add_fusion.h"
+#include "compiler/passes/conv_input_scale.h"
 #include "compiler/passes/conv_layout.h"
 #include "compiler/passes/cse.h"
 #include "compiler/passes/dce.h"
@@ -79,7 +80,7 @@ std::vector<std::string> DefaultPassNames() {
           std::string(CommonSubexpressionElimination::kName), std::string(DeadCodeElimination::kName),
           std::string(LayerNormFusion::kName), std::string(GeluFusion::kName), std::string(BatchNormFolding::kName), std::string(ConvAddFusion::kName),
           std::string(ConvActivationFusion::kName), std::string(MatMulFusion::kName),
-          std::string(ConvLayout::kName), std::string(ElementwiseFusion::kName)};
+          std::string(ConvLayout::kName), std::string(ConvInputScale::kName), std::string(ElementwiseFusion::kName)};
 }
 
 StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEvaluator* evaluator,
@@ -107,6 +108,7 @@ StatusOr<std::unique_ptr<const Pipeline>> MakeDefaultPipeline(const ConstantEval
   passes.push_back(std::make_unique<ConvActivationFusion>(/*gated=*/options.cpu_fusions));
   passes.push_back(std::make_unique<MatMulFusion>(/*gelu=*/options.cpu_fusions));
   passes.push_back(std::make_unique<ConvLayout>(/*channels_first_stems=*/options.cpu_fusions));
+  passes.push_back(std::make_unique<ConvInputScale>(/*enabled=*/options.cpu_fusions));
   passes.push_back(std::make_unique<ElementwiseFusion>(/*channel_operands=*/options.cpu_fusions));
   return Pipeline::Make(std::move(passes), std::move(options));
 }

@@ -63,8 +63,16 @@ struct PreparedConv {
   bool bias = false;
   std::shared_ptr<const PackedWeights> packed;  // constant_filter: the weights it reads
   PreparedCall call;
-  int src = -1, weights = -1, dst = -1, bias_data = -1;  // weights -1: packed (fixed)
+  int src = -1, weights = -1, dst = -1, bias_data = -1;  // weights -1: packed or reordered (fixed)
+  // A filter that is not constant, in another layout than the primitive's: reordered
+  // into `filter` (which the call reads) before each run.
+  std::optional<PreparedCall> reorder;
+  int reorder_from = -1;
+  Tensor filter;
 };
+
+// The float32 values `desc` holds (its size in bytes over 4).
+int64_t FloatsOf(const memory::desc& desc) { return static_cast<int64_t>(desc.get_size() / sizeof(float)); }
 
 // Row-major strides of `dims`.
 memory::dims Strides(const memory::dims& dims) {
@@ -286,14 +294,20 @@ class ConvNdKernel : public OpKernel {
     p->call.SetData(p->dst, out.raw_data());
     if (p->weights >= 0) p->call.SetData(p->weights, f.raw_data());
     if (p->bias_data >= 0) p->call.SetData(p->bias_data, bias->raw_data());
+    if (p->reorder.has_value()) {
+      OneThreadScope one_thread(p->filter.num_elements() < kOneThreadElements);
+      p->reorder->SetData(p->reorder_from, f.raw_data());
+      p->reorder->Run();
+    }
     p->call.Run();
     SwishAfterPrimitive(out);
     return true;
   }
 
   // Leaves this call's convolution prepared for the next (when the slot is free): the
-  // filter read as `packed` when given, else as `weights` from f.
-  void Prepare(const dnnl::convolution_forward& prim, const memory::desc& src, const memory::desc& weights,
+  // filter read as `packed` when given, else from f (of layout `wei`) through conv's
+  // to_weights when it has one, else as it is.
+  void Prepare(const ConvPrimitive& conv, const memory::desc& src, const memory::desc& wei,
                std::shared_ptr<const PackedWeights> packed, const memory::desc& dst,
                const memory::desc& bias_desc, const Tensor& x, const Tensor& f, const Tensor* bias) {
     const auto lease = prepared_.Take();
@@ -303,12 +317,21 @@ class ConvNdKernel : public OpKernel {
                                                            .f_dims = f.shape().dims(),
                                                            .bias = bias != nullptr,
                                                            .packed = std::move(packed),
-                                                           .call = PreparedCall(prim, omp_get_max_threads())});
+                                                           .call = PreparedCall(conv.prim, omp_get_max_threads())});
       p->src = p->call.Add(DNNL_ARG_SRC, src);
       if (p->packed != nullptr) {
         p->call.AddFixed(DNNL_ARG_WEIGHTS, p->packed->memory);
+      } else if (conv.to_weights.has_value()) {
+        StatusOr<Tensor> filter = Tensor::Allocate(DType::kFloat32, Shape({FloatsOf(conv.weights)}));
+        if (!filter.ok()) return;  // not prepared
+        p->filter = *std::move(filter);
+        const memory to = Wrap(conv.weights, p->filter);
+        p->reorder.emplace(*conv.to_weights, omp_get_max_threads());
+        p->reorder_from = p->reorder->Add(DNNL_ARG_FROM, wei);
+        p->reorder->AddFixed(DNNL_ARG_TO, to);
+        p->call.AddFixed(DNNL_ARG_WEIGHTS, to);
       } else {
-        p->weights = p->call.Add(DNNL_ARG_WEIGHTS, weights);
+        p->weights = p->call.Add(DNNL_ARG_WEIGHTS, wei);
       }
       p->dst = p->call.Add(DNNL_ARG_DST, dst);
       if (bias != nullptr) p->bias_data = p->call.Add(DNNL_ARG_BIAS, bias_desc);
@@ -410,17 +433,15 @@ class ConvNdKernel : public OpKernel {
         args[DNNL_ARG_WEIGHTS] = memory(packed->desc, Engine(), packed->memory.get_data_handle());
       }
       Tensor reordered;  // this call's filter in the primitive's layout
-      if (!conv.to_weights.has_value()) {
-        Prepare(conv.prim, src, wei, packed, dst, bias_desc, x, f, bias);
-      } else {
-        ASSIGN_OR_RETURN(reordered, Tensor::Allocate(DType::kFloat32,
-                                                     Shape({static_cast<int64_t>(conv.weights.get_size() / 4)})));
+      if (conv.to_weights.has_value()) {
+        ASSIGN_OR_RETURN(reordered, Tensor::Allocate(DType::kFloat32, Shape({FloatsOf(conv.weights)})));
         memory to = Wrap(conv.weights, reordered);
-        RunPrimitive(*conv.to_weights, {{DNNL_ARG_FROM, Wrap(wei, f)}, {DNNL_ARG_TO, to}});
+        RunPrimitive(*conv.to_weights, {{DNNL_ARG_FROM, Wrap(wei, f)}, {DNNL_ARG_TO, to}}, reordered.num_elements());
         args[DNNL_ARG_WEIGHTS] = to;
       }
       RunPrimitive(conv.prim, std::move(args));
       SwishAfterPrimitive(out);
+      Prepare(conv, src, wei, packed, dst, bias_desc, x, f, bias);
       return absl::OkStatus();
     }
     dnnl::deconvolution_forward prim = deconv_cache_.Get(key, [&] {

@@ -95,3 +95,53 @@ def test_a_models_own_permutes_fold_into_the_layout(target, start_server):
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
     assert np.abs(want).max() > 0.1
     assert transposes == 2, transposes
+
+
+def squeeze_excitation(batch, seed):
+    """A depthwise conv + Swish, a squeeze-excitation gate (global pool, two 1x1 convs,
+    Sigmoid) scaling it, and two convs reading the scaled map: a 1x1 projection (the
+    scale first, as torch writes it) and an unpadded 3x3 (the scale second)."""
+    rng = np.random.default_rng(seed)
+    f = lambda *shape: (rng.standard_normal(shape) * 0.5).astype(np.float32)  # noqa: E731
+    inits = [tensor("dw", f(8, 1, 3, 3)), tensor("w1", f(4, 8, 1, 1)), tensor("b1", f(4)),
+             tensor("w2", f(8, 4, 1, 1)), tensor("b2", f(8)), tensor("wp", f(6, 8, 1, 1)), tensor("bp", f(6)),
+             tensor("wq", f(6, 8, 3, 3))]
+    nodes = [
+        node("Conv", ["x", "dw"], ["d"], group=8, pads=[1, 1, 1, 1]),
+        node("Sigmoid", ["d"], ["dg"]),
+        node("Mul", ["d", "dg"], ["a"]),
+        node("GlobalAveragePool", ["a"], ["g"]),
+        node("Conv", ["g", "w1", "b1"], ["h"]),
+        node("Relu", ["h"], ["hr"]),
+        node("Conv", ["hr", "w2", "b2"], ["e"]),
+        node("Sigmoid", ["e"], ["s"]),
+        node("Mul", ["s", "a"], ["sa"]),
+        node("Conv", ["sa", "wp", "bp"], ["p"]),
+        node("Mul", ["a", "s"], ["as"]),
+        node("Conv", ["as", "wq"], ["q"]),
+    ]
+    model = make_model(nodes, [("x", FLOAT, [batch, 8, 12, 12])],
+                       [("p", FLOAT, [batch, 6, 12, 12]), ("q", FLOAT, [batch, 6, 10, 10])], inits)
+    return model, [rng.standard_normal((batch, 8, 12, 12)).astype(np.float32) for _ in range(3)]
+
+
+def test_a_channel_scale_moves_into_the_next_convs_filter(target, start_server):
+    # conv_input_scale: at batch 1 both convs read the unscaled map with the gate in
+    # their filters, which changes on every call (each call's own gate, not the last
+    # prepared one's); at batch 2 each image has its own gate and nothing moves.
+    server = start_server("--disable-passes", "conv_input_scale")
+    with graphd.connect(target, device="cpu") as client, graphd.connect(server.target) as other:
+        for batch in (1, 2):
+            model, xs = squeeze_excitation(batch, seed=batch)
+            fast = client.load_onnx(model, name="se%d" % batch)
+            plain = other.load_onnx(model, name="se%d" % batch)
+            assert fast.to_dot().count("_conv_input_scale\\nConvND") == (2 if batch == 1 else 0)
+            assert "conv_input_scale" not in plain.to_dot()
+            outs = []
+            for x in xs:
+                got, want = fast(x), plain(x)
+                for g, w in zip(got, want):
+                    np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+                    assert np.abs(w).max() > 0.1
+                outs.append(got[0])
+            assert not np.allclose(outs[0], outs[1])

@@ -15,7 +15,7 @@ import graphd
 import graphd.v1 as tf
 
 ALL_PASSES = ("constant_folding,algebraic_simplification,cse,dce,layernorm_fusion,batchnorm_folding,conv_add_fusion,"
-              "conv_activation_fusion,matmul_fusion,conv_layout,elementwise_fusion")
+              "conv_activation_fusion,matmul_fusion,conv_layout,conv_input_scale,elementwise_fusion")
 
 
 def mlp(use_variables):

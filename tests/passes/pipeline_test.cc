@@ -51,10 +51,12 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   ASSERT_TRUE(pipeline.ok()) << pipeline.status();
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
                                                      "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion",
-                                                     "conv_activation_fusion", "matmul_fusion", "conv_layout", "elementwise_fusion"));
+                                                     "conv_activation_fusion", "matmul_fusion", "conv_layout", "conv_input_scale",
+                                                     "elementwise_fusion"));
   EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
                                               "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion",
-                                              "conv_activation_fusion", "matmul_fusion", "conv_layout", "elementwise_fusion"));
+                                              "conv_activation_fusion", "matmul_fusion", "conv_layout", "conv_input_scale",
+                                                     "elementwise_fusion"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
   ASSERT_TRUE(changed.ok()) << changed.status();
@@ -89,7 +91,8 @@ TEST(PipelineTest, WithoutAnEvaluatorThereIsNoFolding) {
   EXPECT_THAT((*pipeline)->PassNames(), ElementsAre("algebraic_simplification", "cse", "dce", "layernorm_fusion", "gelu_fusion",
                                                      "batchnorm_folding",
                                                      "conv_add_fusion", "conv_activation_fusion",
-                                                     "matmul_fusion", "conv_layout", "elementwise_fusion"));
+                                                     "matmul_fusion", "conv_layout", "conv_input_scale",
+                                                     "elementwise_fusion"));
   FunctionBody body = Sample();
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(Text(body), HasSubstr("add = Add(c2, c3)"));
@@ -100,7 +103,8 @@ TEST(PipelineTest, UnknownPassNamesAreRejected) {
   ASSERT_FALSE(pipeline.ok());
   EXPECT_EQ(pipeline.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(pipeline.status().message(), HasSubstr("unknown pass 'fusion' (passes: constant_folding, algebraic_simplification, cse, "
-                                                             "dce, layernorm_fusion, gelu_fusion, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, elementwise_fusion)"));
+                                                             "dce, layernorm_fusion, gelu_fusion, batchnorm_folding, conv_add_fusion, conv_activation_fusion, matmul_fusion, conv_layout, "
+                                                             "conv_input_scale, elementwise_fusion)"));
 }
 
 TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
@@ -117,7 +121,7 @@ TEST(PipelineTest, DumpsTheIrBeforeAndAfterEachPass) {
   ASSERT_TRUE((*pipeline)->Run(body).ok());
   EXPECT_THAT(stages, ElementsAre("input", "constant_folding", "algebraic_simplification", "dce",
                                   "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion", "conv_activation_fusion",
-                                  "matmul_fusion", "conv_layout", "elementwise_fusion"));
+                                  "matmul_fusion", "conv_layout", "conv_input_scale", "elementwise_fusion"));
   EXPECT_THAT(after_fold, HasSubstr("add/folded = Const"));
   EXPECT_THAT(after_fold, HasSubstr("dead = Tanh(y)"));
 }

@@ -1,0 +1,119 @@
+// Golden tests for moving a channel scale of a convolution's input into its filter.
+#include "compiler/passes/conv_input_scale.h"
+
+#include "compiler/passes/pass_test_util.h"
+#include "gmock/gmock.h"
+
+namespace graphd::compiler::passes {
+namespace {
+
+using test::BodyBuilder;
+using test::Dims;
+using test::RunPass;
+using test::Text;
+
+Tensor Ones(std::vector<int64_t> dims) {
+  Tensor t = *Tensor::Allocate(DType::kFloat32, Shape(std::move(dims)));
+  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = 1.f;
+  return t;
+}
+
+// conv_layout's attributes on a converted ConvND, and more.
+AttrMap Converted(AttrMap more = {}) {
+  more["channels_last"] = true;
+  more["constant_filter"] = true;
+  return more;
+}
+
+TEST(ConvInputScaleTest, MovesTheScaleIntoTheFilterEitherWayRound) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 8, 8, 4}))
+                          .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
+                          .Arg("b", DType::kFloat32, Dims({3}))
+                          .Node("w", "Const", {}, {{"value", Ones({3, 4, 1, 1})}})
+                          .Node("m1", "Mul", {"x", "s"})
+                          .Node("c1", "ConvND", {"m1", "w", "b"}, Converted())
+                          .Node("m2", "Mul", {"s", "x"})  // scale first, as torch writes it
+                          .Node("c2", "ConvND", {"m2", "w", "b", "c1"}, Converted({{"residual", true}}))
+                          .Return({"c2"});
+  EXPECT_TRUE(RunPass(ConvInputScale(), body));
+  EXPECT_EQ(Text(body),
+            "x = Arg[dtype=float32, shape=[1,8,8,4]]() : float32[1,8,8,4]\n"
+            "s = Arg[dtype=float32, shape=[1,1,1,4]]() : float32[1,1,1,4]\n"
+            "b = Arg[dtype=float32, shape=[3]]() : float32[3]\n"
+            "w = Const[value=float32[3,4,1,1]{1, 1, 1, 1, 1, 1, 1, 1, ...}]() : float32[3,4,1,1]\n"
+            "m1/conv_input_scale/scale = Reshape[shape=[4, 1, 1]](s) : float32[4,1,1]\n"
+            "c1/conv_input_scale/filter = Mul(w, m1/conv_input_scale/scale) : float32[3,4,1,1]\n"
+            "c1_conv_input_scale = ConvND[channels_last=true](x, c1/conv_input_scale/filter, b) : float32[1,8,8,3]\n"
+            "c2/conv_input_scale/filter = Mul(w, m1/conv_input_scale/scale) : float32[3,4,1,1]\n"
+            "c2_conv_input_scale = ConvND[channels_last=true, residual=true](x, c2/conv_input_scale/filter, b, "
+            "c1_conv_input_scale) : float32[1,8,8,3]\n"
+            "return c2_conv_input_scale\n");
+  EXPECT_FALSE(RunPass(ConvInputScale(), body));
+}
+
+TEST(ConvInputScaleTest, LeavesWhatTheFilterCannotTake) {
+  AttrMap padded = Converted({{"pads", IntList{1, 1, 1, 1}}});
+  FunctionBody body =
+      BodyBuilder()
+          .Arg("x", DType::kFloat32, Dims({1, 8, 8, 4}))
+          .Arg("tiny", DType::kFloat32, Dims({1, 2, 2, 4}))
+          .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
+          .Arg("per_image", DType::kFloat32, Dims({2, 1, 1, 4}))
+          .Arg("x2", DType::kFloat32, Dims({2, 8, 8, 4}))
+          .Arg("fed", DType::kFloat32, Dims({3, 4, 1, 1}))
+          .Arg("cf", DType::kFloat32, Dims({1, 4, 8, 4}))  // channels-first: s scales W
+          .Node("w", "Const", {}, {{"value", Ones({3, 4, 1, 1})}})
+          .Node("w3", "Const", {}, {{"value", Ones({3, 4, 3, 3})}})
+          .Node("wg", "Const", {}, {{"value", Ones({4, 2, 1, 1})}})
+          .Node("shared", "Mul", {"x", "s"})
+          .Node("c1", "ConvND", {"shared", "w"}, Converted())
+          .Node("n1", "Neg", {"shared"})                               // a second use
+          .Node("m2", "Mul", {"cf", "s"})
+          .Node("c2", "ConvND", {"m2", "w"})                           // channels-first
+          .Node("m3", "Mul", {"x", "s"})
+          .Node("c3", "ConvND", {"m3", "fed"}, Converted({{"constant_filter", false}}))
+          .Node("m4", "Mul", {"x", "s"})
+          .Node("c4", "ConvND", {"m4", "wg"}, Converted({{"group", int64_t{2}}}))
+          .Node("m5", "Mul", {"x", "s"})
+          .Node("c5", "ConvND", {"m5", "w3"}, padded)                  // zero taps
+          .Node("m6", "Mul", {"tiny", "s"})
+          .Node("c6", "ConvND", {"m6", "w"}, Converted())              // 16 values against 12
+          .Node("m7", "Mul", {"x2", "per_image"})
+          .Node("c7", "ConvND", {"m7", "w"}, Converted())              // a scale per image
+          .Node("m8", "Mul", {"x", "x"})
+          .Node("c8", "ConvND", {"m8", "w"}, Converted())              // not a channel scale
+          .Return({"c1", "n1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"});
+  const std::string before = Text(body);
+  EXPECT_FALSE(RunPass(ConvInputScale(), body));
+  EXPECT_EQ(Text(body), before);
+}
+
+TEST(ConvInputScaleTest, ABatchSharingOneScaleAndAnUnpaddedWideFilterFold) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({2, 9, 9, 4}))
+                          .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
+                          .Node("w", "Const", {}, {{"value", Ones({3, 4, 3, 3})}})
+                          .Node("m", "Mul", {"x", "s"})
+                          .Node("c", "ConvND", {"m", "w"}, Converted({{"strides", IntList{2, 2}}}))
+                          .Return({"c"});
+  EXPECT_TRUE(RunPass(ConvInputScale(), body));
+  EXPECT_THAT(Text(body), ::testing::HasSubstr("c_conv_input_scale = ConvND[channels_last=true, strides=[2, 2]](x, "
+                                               "c/conv_input_scale/filter) : float32[2,4,4,3]\n"));
+}
+
+TEST(ConvInputScaleTest, DisabledChangesNothing) {
+  FunctionBody body = BodyBuilder()
+                          .Arg("x", DType::kFloat32, Dims({1, 8, 8, 4}))
+                          .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
+                          .Node("w", "Const", {}, {{"value", Ones({3, 4, 1, 1})}})
+                          .Node("m", "Mul", {"x", "s"})
+                          .Node("c", "ConvND", {"m", "w"}, Converted())
+                          .Return({"c"});
+  const std::string before = Text(body);
+  EXPECT_FALSE(RunPass(ConvInputScale(/*enabled=*/false), body));
+  EXPECT_EQ(Text(body), before);
+}
+
+}  // namespace
+}  // namespace graphd::compiler::passes
