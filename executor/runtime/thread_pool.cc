@@ -1,5 +1,7 @@
 #include "executor/runtime/thread_pool.h"
 
+#include <pthread.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -124,6 +126,8 @@ void ThreadPool::RunInline(const std::function<void()>& task) const {
 }
 
 void ThreadPool::WorkerLoop(int id) {
+  // Named for top -H, perf and gdb (15 characters at most).
+  pthread_setname_np(pthread_self(), "graphd-worker");
   absl::MutexLock lock(&mu_);
   while (true) {
     // Queued work starts only while fewer than num_threads_ tasks run (inline ones count).
