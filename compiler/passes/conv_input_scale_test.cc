@@ -26,6 +26,7 @@ AttrMap Converted(AttrMap more = {}) {
 }
 
 TEST(ConvInputScaleTest, MovesTheScaleIntoTheFilterEitherWayRound) {
+  // 1 x 8 x 8 x 4 = 256 input values, at least 16 times the filter's 12.
   FunctionBody body = BodyBuilder()
                           .Arg("x", DType::kFloat32, Dims({1, 8, 8, 4}))
                           .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
@@ -57,7 +58,7 @@ TEST(ConvInputScaleTest, LeavesWhatTheFilterCannotTake) {
   FunctionBody body =
       BodyBuilder()
           .Arg("x", DType::kFloat32, Dims({1, 8, 8, 4}))
-          .Arg("tiny", DType::kFloat32, Dims({1, 2, 2, 4}))
+          .Arg("small", DType::kFloat32, Dims({1, 4, 11, 4}))
           .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
           .Arg("per_image", DType::kFloat32, Dims({2, 1, 1, 4}))
           .Arg("x2", DType::kFloat32, Dims({2, 8, 8, 4}))
@@ -77,8 +78,8 @@ TEST(ConvInputScaleTest, LeavesWhatTheFilterCannotTake) {
           .Node("c4", "ConvND", {"m4", "wg"}, Converted({{"group", int64_t{2}}}))
           .Node("m5", "Mul", {"x", "s"})
           .Node("c5", "ConvND", {"m5", "w3"}, padded)                  // zero taps
-          .Node("m6", "Mul", {"tiny", "s"})
-          .Node("c6", "ConvND", {"m6", "w"}, Converted())              // 16 values against 12
+          .Node("m6", "Mul", {"small", "s"})
+          .Node("c6", "ConvND", {"m6", "w"}, Converted())              // 176 values: under 16 x 12
           .Node("m7", "Mul", {"x2", "per_image"})
           .Node("c7", "ConvND", {"m7", "w"}, Converted())              // a scale per image
           .Node("m8", "Mul", {"x", "x"})
@@ -90,8 +91,9 @@ TEST(ConvInputScaleTest, LeavesWhatTheFilterCannotTake) {
 }
 
 TEST(ConvInputScaleTest, ABatchSharingOneScaleAndAnUnpaddedWideFilterFold) {
+  // 2 x 21 x 21 x 4 = 3528 input values, 16 times the 3 x 4 x 3 x 3 filter's 108 and more.
   FunctionBody body = BodyBuilder()
-                          .Arg("x", DType::kFloat32, Dims({2, 9, 9, 4}))
+                          .Arg("x", DType::kFloat32, Dims({2, 21, 21, 4}))
                           .Arg("s", DType::kFloat32, Dims({1, 1, 1, 4}))
                           .Node("w", "Const", {}, {{"value", Ones({3, 4, 3, 3})}})
                           .Node("m", "Mul", {"x", "s"})
@@ -99,7 +101,7 @@ TEST(ConvInputScaleTest, ABatchSharingOneScaleAndAnUnpaddedWideFilterFold) {
                           .Return({"c"});
   EXPECT_TRUE(RunPass(ConvInputScale(), body));
   EXPECT_THAT(Text(body), ::testing::HasSubstr("c_conv_input_scale = ConvND[channels_last=true, strides=[2, 2]](x, "
-                                               "c/conv_input_scale/filter) : float32[2,4,4,3]\n"));
+                                               "c/conv_input_scale/filter) : float32[2,10,10,3]\n"));
 }
 
 TEST(ConvInputScaleTest, DisabledChangesNothing) {

@@ -120,9 +120,10 @@ def squeeze_excitation(batch, seed):
         node("Mul", ["a", "s"], ["as"]),
         node("Conv", ["as", "wq"], ["q"]),
     ]
-    model = make_model(nodes, [("x", FLOAT, [batch, 8, 12, 12])],
-                       [("p", FLOAT, [batch, 6, 12, 12]), ("q", FLOAT, [batch, 6, 10, 10])], inits)
-    return model, [rng.standard_normal((batch, 8, 12, 12)).astype(np.float32) for _ in range(3)]
+    # 32 x 32: the map has 16 times the 3x3 filter's values (conv_input_scale's bound).
+    model = make_model(nodes, [("x", FLOAT, [batch, 8, 32, 32])],
+                       [("p", FLOAT, [batch, 6, 32, 32]), ("q", FLOAT, [batch, 6, 30, 30])], inits)
+    return model, [rng.standard_normal((batch, 8, 32, 32)).astype(np.float32) for _ in range(3)]
 
 
 def test_a_channel_scale_moves_into_the_next_convs_filter(target, start_server):
