@@ -278,9 +278,16 @@ std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls, int top_n
   std::map<std::string, OpTime> by_op;
   std::map<std::string, std::pair<std::string, std::vector<double>>> by_node;  // node -> op, durations (us)
   double all_ns = 0;
+  // Per traced call: its execute time and the part of it no node accounts for (the
+  // executor's own work between nodes).
+  std::vector<double> traced_us, between_us;
   for (int i = 0; i < calls; ++i) {
     v1::CallGraphResponse resp;
     b.CallGraph(req, &resp);
+    double call_ns = 0;
+    for (const v1::NodeTiming& t : resp.metadata().step_stats()) call_ns += static_cast<double>(t.duration_ns());
+    traced_us.push_back(static_cast<double>(resp.metadata().execute_us()));
+    between_us.push_back(traced_us.back() - call_ns / 1000.0);
     for (const v1::NodeTiming& t : resp.metadata().step_stats()) {
       OpTime& op = by_op[t.op()];
       op.ns += static_cast<double>(t.duration_ns());
@@ -301,7 +308,10 @@ std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls, int top_n
                   all_ns > 0 ? 100.0 * sorted[i].second.ns / all_ns : 0.0, sorted[i].second.nodes.size());
     json += item;
   }
-  json += "]";
+  char traced[160];
+  std::snprintf(traced, sizeof(traced), "], \"traced_execute_us\": %.1f, \"between_nodes_us\": %.1f",
+                Percentile(traced_us, 0.5), Percentile(between_us, 0.5));
+  json += traced;
   if (top_nodes <= 0) return json;
   std::vector<std::pair<double, std::string>> medians;
   for (const auto& [name, node] : by_node) medians.emplace_back(Percentile(node.second, 0.5), name);
