@@ -278,8 +278,9 @@ std::string ProfileJson(Bench& b, v1::CallGraphRequest req, int calls, int top_n
   std::map<std::string, OpTime> by_op;
   std::map<std::string, std::pair<std::string, std::vector<double>>> by_node;  // node -> op, durations (us)
   double all_ns = 0;
-  // Per traced call: its execute time and the part of it no node accounts for (the
-  // executor's own work between nodes).
+  // Per traced call: its execute time and the part of it no node's duration covers
+  // (mostly the executor's own work between nodes; nodes that overlap, or a loop's
+  // body steps timed inside their node, can make it small or negative).
   std::vector<double> traced_us, between_us;
   for (int i = 0; i < calls; ++i) {
     v1::CallGraphResponse resp;

@@ -23,8 +23,8 @@ import graphd.v1 as tf  # noqa: E402
 sys.path.insert(0, HERE)
 import local_server  # noqa: E402
 
-ALL_PASSES = ("constant_folding,algebraic_simplification,cse,dce,batchnorm_folding,conv_add_fusion,"
-              "conv_activation_fusion,matmul_fusion,conv_layout,elementwise_fusion")
+ALL_PASSES = ("constant_folding,algebraic_simplification,cse,dce,layernorm_fusion,gelu_fusion,batchnorm_folding,"
+              "conv_add_fusion,conv_activation_fusion,matmul_fusion,conv_layout,conv_input_scale,elementwise_fusion")
 
 
 def measure(target, batch, iters):

@@ -45,7 +45,12 @@ std::optional<ScaledInput> Scaled(const Node& mul) {
   const PartialShape& y = mul.output(0).shape;
   for (int i = 0; i < 2; ++i) {
     const OutputRef x = mul.inputs()[i], s = mul.inputs()[1 - i];
-    if (Float4d(TypeOf(x)) && TypeOf(x).shape == y && ChannelScale(TypeOf(s), y.dim(3))) return ScaledInput{x, s};
+    // A constant scale stays: folded here the filter would be scaled on every call
+    // (constant folding has run) and lose its packing.
+    if (Float4d(TypeOf(x)) && TypeOf(x).shape == y && ChannelScale(TypeOf(s), y.dim(3)) &&
+        !s.node->Is(OpId::kConst)) {
+      return ScaledInput{x, s};
+    }
   }
   return std::nullopt;
 }

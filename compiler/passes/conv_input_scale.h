@@ -1,7 +1,8 @@
 // Conv input scale: a per-channel scale of a convolution's input moves into its filter.
 //
 // Mul(x, s) read only by a channels-last ConvND (conv_layout.h) with a constant filter,
-// one group and no padding, where x is [N, H, W, C] and s holds one value per channel for all N
+// one group and no padding, where x is [N, H, W, C] and s (not a Const: constant folding
+// has run, so the filter would be rescaled on every call) holds one value per channel for all N
 // images ([1, 1, 1, C]: a squeeze-excitation's gate in EfficientNet and MobileNetV3 at
 // batch 1; at larger batches each image has a gate of its own), becomes the ConvND of x
 // with the filter Mul(filter, Reshape(s, [C, 1, 1])): conv(x * s, w) = conv(x, w * s)
@@ -29,7 +30,7 @@ class ConvInputScale : public Pass {
  public:
   // enabled false: the pass changes nothing (sessions off the CPU).
   explicit ConvInputScale(bool enabled = true) : enabled_(enabled) {}
-  // The input's elements (H * W * C) must be at least this many times the filter's.
+  // The input's elements (N * H * W * C) must be at least this many times the filter's.
   static constexpr int64_t kMinInputPerFilter = 16;
   static constexpr absl::string_view kName = "conv_input_scale";
   absl::string_view name() const override { return kName; }

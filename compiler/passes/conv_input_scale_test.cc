@@ -84,7 +84,22 @@ TEST(ConvInputScaleTest, LeavesWhatTheFilterCannotTake) {
           .Node("c7", "ConvND", {"m7", "w"}, Converted())              // a scale per image
           .Node("m8", "Mul", {"x", "x"})
           .Node("c8", "ConvND", {"m8", "w"}, Converted())              // not a channel scale
-          .Return({"c1", "n1", "c2", "c3", "c4", "c5", "c6", "c7", "c8"});
+          .Node("gate", "Const", {}, {{"value", Ones({1, 1, 1, 4})}})
+          .Node("m9", "Mul", {"x", "gate"})
+          .Node("c9", "ConvND", {"m9", "w"}, Converted())              // a constant scale
+          .Node("m10", "Mul", {"cf", "s"})
+          .Node("c10", "ConvND", {"m10", "w"}, Converted({{"input_channels_first", true}}))
+          .Node("w4", "Const", {}, {{"value", Ones({4, 4, 1, 1})}})
+          .Node("m11", "Mul", {"x", "s"})
+          .Node("c11", "ConvND", {"m11", "w4", "m11"}, Converted({{"residual", true}}))  // also its residual
+          .Node("m12", "Mul", {"x", "s"})
+          .Node("c12", "ConvND", {"m12", "w"}, Converted())            // m12 is also a result
+          .Node("m13", "Mul", {"x", "s"})
+          .Node("c13", "ConvND", {"m13", "w", "^c12"}, Converted())    // pinned: a control input
+          .Node("m14", "Mul", {"x", "s", "^c12"})                      // pinned
+          .Node("c14", "ConvND", {"m14", "w"}, Converted())
+          .Return({"c1", "n1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9", "c10", "c11", "c12", "m12", "c13",
+                   "c14"});
   const std::string before = Text(body);
   EXPECT_FALSE(RunPass(ConvInputScale(), body));
   EXPECT_EQ(Text(body), before);
@@ -98,10 +113,14 @@ TEST(ConvInputScaleTest, ABatchSharingOneScaleAndAnUnpaddedWideFilterFold) {
                           .Node("w", "Const", {}, {{"value", Ones({3, 4, 3, 3})}})
                           .Node("m", "Mul", {"x", "s"})
                           .Node("c", "ConvND", {"m", "w"}, Converted({{"strides", IntList{2, 2}}}))
-                          .Return({"c"});
+                          .Node("md", "Mul", {"s", "x"})
+                          .Node("cd", "ConvND", {"md", "w"}, Converted({{"dilations", IntList{2, 2}}}))
+                          .Return({"c", "cd"});
   EXPECT_TRUE(RunPass(ConvInputScale(), body));
   EXPECT_THAT(Text(body), ::testing::HasSubstr("c_conv_input_scale = ConvND[channels_last=true, strides=[2, 2]](x, "
                                                "c/conv_input_scale/filter) : float32[2,10,10,3]\n"));
+  EXPECT_THAT(Text(body), ::testing::HasSubstr("cd_conv_input_scale = ConvND[channels_last=true, dilations=[2, 2]](x, "
+                                               "cd/conv_input_scale/filter) : float32[2,17,17,3]\n"));
 }
 
 TEST(ConvInputScaleTest, DisabledChangesNothing) {

@@ -276,6 +276,14 @@ class ConvNdKernel : public OpKernel {
     if (act_.kind == Activation::kSwish) SwishInPlace(out.data<float>(), out.num_elements());
   }
 
+  // Whether `p` (may be null) was prepared for these shapes, team and filter (the rest
+  // follows from the kernel's attributes).
+  static bool Fits(const PreparedConv* p, const Tensor& x, const Tensor& f, const Tensor* bias) {
+    return p != nullptr && p->call.team() == omp_get_max_threads() && p->bias == (bias != nullptr) &&
+           p->x_dims == x.shape().dims() && p->f_dims == f.shape().dims() &&
+           (p->packed == nullptr || p->packed->source.lock() == f.buffer());
+  }
+
   // The convolution through the prepared call when one is free and was made for these
   // shapes, team and filter (the rest follows from the kernel's attributes); false
   // otherwise, having done nothing.
@@ -284,18 +292,14 @@ class ConvNdKernel : public OpKernel {
     if (!lease) return false;
     PreparedConv* p = lease.get();
     ApplyIntraOpThreads();
-    if (p == nullptr || p->call.team() != omp_get_max_threads() || p->bias != (bias != nullptr) ||
-        p->x_dims != x.shape().dims() || p->f_dims != f.shape().dims() ||
-        (p->packed != nullptr && p->packed->source.lock() != f.buffer())) {
-      return false;
-    }
+    if (!Fits(p, x, f, bias)) return false;
     ResidualIntoOutput(residual, out);
     p->call.SetData(p->src, x.raw_data());
     p->call.SetData(p->dst, out.raw_data());
     if (p->weights >= 0) p->call.SetData(p->weights, f.raw_data());
     if (p->bias_data >= 0) p->call.SetData(p->bias_data, bias->raw_data());
     if (p->reorder.has_value()) {
-      OneThreadScope one_thread(p->filter.num_elements() < kOneThreadElements);
+      OneThreadScope one_thread(p->reorder->team() == 1);
       p->reorder->SetData(p->reorder_from, f.raw_data());
       p->reorder->Run();
     }
@@ -311,7 +315,7 @@ class ConvNdKernel : public OpKernel {
                std::shared_ptr<const PackedWeights> packed, const memory::desc& dst,
                const memory::desc& bias_desc, const Tensor& x, const Tensor& f, const Tensor* bias) {
     const auto lease = prepared_.Take();
-    if (!lease) return;
+    if (!lease || Fits(lease.get(), x, f, bias)) return;  // busy, or already prepared for this call
     try {
       auto p = std::make_unique<PreparedConv>(PreparedConv{.x_dims = x.shape().dims(),
                                                            .f_dims = f.shape().dims(),
@@ -326,7 +330,9 @@ class ConvNdKernel : public OpKernel {
         if (!filter.ok()) return;  // not prepared
         p->filter = *std::move(filter);
         const memory to = Wrap(conv.weights, p->filter);
-        p->reorder.emplace(*conv.to_weights, omp_get_max_threads());
+        // Small filters are reordered on the calling thread alone (as RunPrimitive does).
+        const int team = p->filter.num_elements() < kOneThreadElements ? 1 : omp_get_max_threads();
+        p->reorder.emplace(*conv.to_weights, team);
         p->reorder_from = p->reorder->Add(DNNL_ARG_FROM, wei);
         p->reorder->AddFixed(DNNL_ARG_TO, to);
         p->call.AddFixed(DNNL_ARG_WEIGHTS, to);

@@ -100,14 +100,15 @@ def test_a_models_own_permutes_fold_into_the_layout(target, start_server):
 def squeeze_excitation(batch, seed):
     """A depthwise conv + Swish, a squeeze-excitation gate (global pool, two 1x1 convs,
     Sigmoid) scaling it, and two convs reading the scaled map: a 1x1 projection (the
-    scale first, as torch writes it) and an unpadded 3x3 (the scale second)."""
+    scale first, as torch writes it; 16 -> 32 channels over 32x32, past conv_pointwise's
+    size, so oneDNN's) and an unpadded 3x3 (the scale second)."""
     rng = np.random.default_rng(seed)
     f = lambda *shape: (rng.standard_normal(shape) * 0.5).astype(np.float32)  # noqa: E731
-    inits = [tensor("dw", f(8, 1, 3, 3)), tensor("w1", f(4, 8, 1, 1)), tensor("b1", f(4)),
-             tensor("w2", f(8, 4, 1, 1)), tensor("b2", f(8)), tensor("wp", f(6, 8, 1, 1)), tensor("bp", f(6)),
-             tensor("wq", f(6, 8, 3, 3))]
+    inits = [tensor("dw", f(16, 1, 3, 3)), tensor("w1", f(4, 16, 1, 1)), tensor("b1", f(4)),
+             tensor("w2", f(16, 4, 1, 1)), tensor("b2", f(16)), tensor("wp", f(32, 16, 1, 1)), tensor("bp", f(32)),
+             tensor("wq", f(6, 16, 3, 3))]
     nodes = [
-        node("Conv", ["x", "dw"], ["d"], group=8, pads=[1, 1, 1, 1]),
+        node("Conv", ["x", "dw"], ["d"], group=16, pads=[1, 1, 1, 1]),
         node("Sigmoid", ["d"], ["dg"]),
         node("Mul", ["d", "dg"], ["a"]),
         node("GlobalAveragePool", ["a"], ["g"]),
@@ -121,15 +122,16 @@ def squeeze_excitation(batch, seed):
         node("Conv", ["as", "wq"], ["q"]),
     ]
     # 32 x 32: the map has 16 times the 3x3 filter's values (conv_input_scale's bound).
-    model = make_model(nodes, [("x", FLOAT, [batch, 8, 32, 32])],
-                       [("p", FLOAT, [batch, 6, 32, 32]), ("q", FLOAT, [batch, 6, 30, 30])], inits)
-    return model, [rng.standard_normal((batch, 8, 32, 32)).astype(np.float32) for _ in range(3)]
+    model = make_model(nodes, [("x", FLOAT, [batch, 16, 32, 32])],
+                       [("p", FLOAT, [batch, 32, 32, 32]), ("q", FLOAT, [batch, 6, 30, 30])], inits)
+    return model, [rng.standard_normal((batch, 16, 32, 32)).astype(np.float32) for _ in range(3)]
 
 
 def test_a_channel_scale_moves_into_the_next_convs_filter(target, start_server):
     # conv_input_scale: at batch 1 both convs read the unscaled map with the gate in
-    # their filters, which changes on every call (each call's own gate, not the last
-    # prepared one's); at batch 2 each image has its own gate and nothing moves.
+    # their filters, which changes on every call (a stale gate from the call before
+    # would not match the server without the pass); at batch 2 each image has its own
+    # gate and nothing moves.
     server = start_server("--disable-passes", "conv_input_scale")
     with graphd.connect(target, device="cpu") as client, graphd.connect(server.target) as other:
         for batch in (1, 2):
@@ -138,11 +140,8 @@ def test_a_channel_scale_moves_into_the_next_convs_filter(target, start_server):
             plain = other.load_onnx(model, name="se%d" % batch)
             assert fast.to_dot().count("_conv_input_scale\\nConvND") == (2 if batch == 1 else 0)
             assert "conv_input_scale" not in plain.to_dot()
-            outs = []
             for x in xs:
                 got, want = fast(x), plain(x)
                 for g, w in zip(got, want):
-                    np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5)
+                    np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
                     assert np.abs(w).max() > 0.1
-                outs.append(got[0])
-            assert not np.allclose(outs[0], outs[1])

@@ -56,7 +56,7 @@ TEST(PipelineTest, DefaultPipelineFoldsMergesAndCleansUp) {
   EXPECT_THAT(DefaultPassNames(), ElementsAre("constant_folding", "algebraic_simplification", "cse", "dce",
                                               "layernorm_fusion", "gelu_fusion", "batchnorm_folding", "conv_add_fusion",
                                               "conv_activation_fusion", "matmul_fusion", "conv_layout", "conv_input_scale",
-                                                     "elementwise_fusion"));
+                                              "elementwise_fusion"));
   FunctionBody body = Sample();
   auto changed = (*pipeline)->Run(body);
   ASSERT_TRUE(changed.ok()) << changed.status();

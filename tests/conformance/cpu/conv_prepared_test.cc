@@ -124,12 +124,15 @@ const std::vector<Conv>& Convs() {
       // the primitive's layout on each call.
       {.f = Shape({64, 48, 1, 1}), .channels_last = true, .residual = true},
       {.f = Shape({8, 4, 3, 3}), .strides = {2, 2}, .channels_last = true, .activation = "Swish"},
+      // A filter of kOneThreadElements values: reordered on the whole team.
+      {.f = Shape({256, 256, 1, 1}), .channels_last = true, .bias = false},
   };
   return convs;
 }
 
 // The prepared calls one prepared convolution runs: its filter's reorder too when it
-// is fed to a channels-last convolution (the primitive's layout is not the plain one).
+// is fed to a channels-last convolution (oneDNN's JIT convolutions read a blocked
+// filter, never the plain one).
 int64_t PreparedRunsPerCall(const Conv& c) { return c.channels_last && !c.constant_filter ? 2 : 1; }
 
 TEST(ConvPreparedTest, EveryCallOfOnePlanMatchesAFreshKernel) {
@@ -168,22 +171,25 @@ struct TeamReset {
 TEST(ConvPreparedTest, ATeamOfAnotherSizeGoesTheSlowWay) {
   const TeamReset reset;
   std::mt19937 rng(8);
-  const Conv& c = Convs()[1];
-  Graph g;
-  auto plan = BuildPlan(g, c, 30, 30);
-  const Tensor filter = Random<float>(c.f, rng);
-  int last_team = -1;
-  for (int team : {0, 0, 3, 3, 1, 1, 3}) {
-    cpu::SetIntraOpThreads(team);
-    cpu::DecideTeam();
-    const int threads = cpu::TeamThreads();  // the team the kernel will run with
-    SCOPED_TRACE(absl::StrCat("team ", team, " (", threads, " threads)"));
-    const Inputs in = MakeInputs(c, 2, 30, 30, rng, &filter);
-    const std::vector<double> want = Fresh(c, in);
-    const int64_t runs = cpu::PreparedCallRuns();
-    ExpectClose(RunPlan(*plan, in), want, 1e-6, 1e-6);
-    EXPECT_EQ(cpu::PreparedCallRuns() - runs, threads == last_team ? 1 : 0);
-    last_team = threads;
+  // A packed constant filter, and a fed one reordered on the team (the last of Convs()).
+  for (const auto& [c, size] : {std::pair{Convs()[1], 30}, std::pair{Convs().back(), 6}}) {
+    SCOPED_TRACE(c.f.ToString());
+    Graph g;
+    auto plan = BuildPlan(g, c, size, size);
+    const Tensor filter = Random<float>(c.f, rng);
+    int last_team = -1;
+    for (int team : {0, 0, 3, 3, 1, 1, 3}) {
+      cpu::SetIntraOpThreads(team);
+      cpu::DecideTeam();
+      const int threads = cpu::TeamThreads();  // the team the kernel will run with
+      SCOPED_TRACE(absl::StrCat("team ", team, " (", threads, " threads)"));
+      const Inputs in = MakeInputs(c, 2, size, size, rng, &filter);
+      const std::vector<double> want = Fresh(c, in);
+      const int64_t runs = cpu::PreparedCallRuns();
+      ExpectClose(RunPlan(*plan, in), want, 1e-6, 1e-6);
+      EXPECT_EQ(cpu::PreparedCallRuns() - runs, threads == last_team ? PreparedRunsPerCall(c) : 0);
+      last_team = threads;
+    }
   }
 }
 
