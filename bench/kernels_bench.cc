@@ -5,6 +5,7 @@
 // attention's transposes, an LSTM layer, Swish alone and after convolutions, and
 // layer normalisation.
 #include <benchmark/benchmark.h>
+#include <immintrin.h>
 #include <omp.h>
 
 #include <vector>
@@ -237,6 +238,82 @@ void BM_MobileNetV3Head(benchmark::State& state) {
         std::move(attrs));
 }
 BENCHMARK(BM_MobileNetV3Head)->DenseRange(0, 2)->Unit(benchmark::kMicrosecond);
+
+// 3x3 convolutions, channels-last with a packed filter and Relu, to hold against this
+// machine's FMA peak (BM_FmaPeak): ResNet-50's 64 -> 64 channels at 56x56, VGG-11's
+// 64 -> 128 at 112x112 and ResNet-50's 512 -> 512 at 7x7 (args: in, out, size).
+void BM_Conv3x3(benchmark::State& state) {
+  const int64_t c = state.range(0), o = state.range(1), hw = state.range(2);
+  RunOp(state, "ConvND", {Shape({1, hw, hw, c}), Shape({o, c, 3, 3}), Shape({o})}, 2.0 * hw * hw * o * c * 9,
+        AttrMap{{"channels_last", true},
+                {"constant_filter", true},
+                {"pads", IntList{1, 1, 1, 1}},
+                {"activation", std::string("Relu")}});
+}
+BENCHMARK(BM_Conv3x3)->Args({64, 64, 56})->Args({64, 128, 112})->Args({512, 512, 7})->Unit(benchmark::kMicrosecond);
+
+// 12 independent chains of FMAs, `n` steps: the float32 peak of one core (AVX-512, or
+// AVX2 + FMA without it).
+constexpr int kFmaChains = 12;
+__attribute__((target("avx512f"))) float FmaChains512(int64_t n) {
+  __m512 a[kFmaChains];
+  for (int i = 0; i < kFmaChains; ++i) a[i] = _mm512_set1_ps(0.001f * static_cast<float>(i));
+  const __m512 b = _mm512_set1_ps(0.999f), c = _mm512_set1_ps(0.001f);
+  for (int64_t k = 0; k < n; ++k) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kFmaChains; ++i) a[i] = _mm512_fmadd_ps(a[i], b, c);
+  }
+  __m512 sum = a[0];
+  for (int i = 1; i < kFmaChains; ++i) sum = _mm512_add_ps(sum, a[i]);
+  float out[16];
+  _mm512_storeu_ps(out, sum);
+  float total = 0;
+  for (float v : out) total += v;
+  return total;
+}
+__attribute__((target("avx2,fma"))) float FmaChains256(int64_t n) {
+  __m256 a[kFmaChains];
+  for (int i = 0; i < kFmaChains; ++i) a[i] = _mm256_set1_ps(0.001f * static_cast<float>(i));
+  const __m256 b = _mm256_set1_ps(0.999f), c = _mm256_set1_ps(0.001f);
+  for (int64_t k = 0; k < n; ++k) {
+#pragma GCC unroll 12
+    for (int i = 0; i < kFmaChains; ++i) a[i] = _mm256_fmadd_ps(a[i], b, c);
+  }
+  __m256 sum = a[0];
+  for (int i = 1; i < kFmaChains; ++i) sum = _mm256_add_ps(sum, a[i]);
+  float out[8];
+  _mm256_storeu_ps(out, sum);
+  float total = 0;
+  for (float v : out) total += v;
+  return total;
+}
+
+// The float32 FMA peak of the OpenMP team (every thread running FmaChains): the
+// ceiling for the GFLOP/s counters above.
+void BM_FmaPeak(benchmark::State& state) {
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  if (!avx512 && !(__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))) {
+    state.SkipWithError("no AVX2+FMA");
+    return;
+  }
+  constexpr int64_t kSteps = 1 << 20;
+  const int lanes = avx512 ? 16 : 8;
+  int threads = 1;
+  float sink = 0;
+  for (auto _ : state) {
+#pragma omp parallel reduction(+ : sink)
+    {
+#pragma omp single
+      threads = omp_get_num_threads();
+      sink += avx512 ? FmaChains512(kSteps) : FmaChains256(kSteps);
+    }
+  }
+  benchmark::DoNotOptimize(sink);
+  state.counters["GFLOP/s"] = benchmark::Counter(2.0 * kFmaChains * lanes * kSteps * threads * state.iterations() / 1e9,
+                                                 benchmark::Counter::kIsRate);
+  state.counters["threads"] = threads;
+}
+BENCHMARK(BM_FmaPeak)->Unit(benchmark::kMillisecond)->UseRealTime();
 
 // EfficientNet's 1x1 projection 144 -> 24 at 56x56 over channels-last data, its filter
 // a Const (arg 1, packed once) or fed (0: reordered into oneDNN's layout each call;
