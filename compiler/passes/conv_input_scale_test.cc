@@ -12,11 +12,8 @@ using test::Dims;
 using test::RunPass;
 using test::Text;
 
-Tensor Ones(std::vector<int64_t> dims) {
-  Tensor t = *Tensor::Allocate(DType::kFloat32, Shape(std::move(dims)));
-  for (int64_t i = 0; i < t.num_elements(); ++i) t.data<float>()[i] = 1.f;
-  return t;
-}
+// A float32 constant of `dims` holding ones.
+Tensor Ones(std::vector<int64_t> dims) { return test::Filled(DType::kFloat32, std::move(dims), 1); }
 
 // conv_layout's attributes on a converted ConvND, and more.
 AttrMap Converted(AttrMap more = {}) {
